@@ -1,0 +1,124 @@
+"""``partchat serve | catalog build|stats|import | sessions purge | chat``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from partchat import __version__
+from partchat.settings import Settings, SettingsError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="partchat", description=__doc__)
+    p.add_argument("--version", action="version", version=f"partchat {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve the chat app, widget and API")
+    serve.add_argument("--host", help="default: PARTCHAT_HOST or 127.0.0.1")
+    serve.add_argument("--port", type=int, help="default: PARTCHAT_PORT or 8000")
+    serve.add_argument("--workers", type=int, help="worker processes (default 1)")
+
+    cat = sub.add_parser("catalog", help="build or inspect the parts catalog")
+    cat_sub = cat.add_subparsers(dest="catalog_command", required=True)
+    build = cat_sub.add_parser("build", help="build catalog.db from the shipped data")
+    build.add_argument("--source", type=Path, help="a data/catalog directory (default: shipped)")
+    stats = cat_sub.add_parser("stats", help="counts of parts, models, pairs, …")
+    stats.add_argument("--json", action="store_true", help="print JSON")
+    imp = cat_sub.add_parser("import", help="normalise raw sources into data/catalog/")
+    imp.add_argument("source_dir", type=Path)
+    imp.add_argument("--out", type=Path, default=Path("data/catalog"))
+
+    ses = sub.add_parser("sessions", help="manage stored sessions")
+    ses_sub = ses.add_subparsers(dest="sessions_command", required=True)
+    purge = ses_sub.add_parser("purge", help="delete sessions idle for longer than a duration")
+    purge.add_argument("--older-than", required=True, help="e.g. 30d, 12h, 90m")
+
+    sub.add_parser("chat", help="talk to the agent in the terminal")
+    return p
+
+
+def parse_duration(text: str) -> float:
+    """``30d`` / ``12h`` / ``90m`` / ``45s`` → seconds."""
+    units = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+    text = text.strip().lower()
+    if len(text) < 2 or text[-1] not in units or not text[:-1].isdigit():
+        raise ValueError(f"{text!r}: expected a duration like 30d, 12h, 90m or 45s")
+    return int(text[:-1]) * units[text[-1]]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        print(f"partchat: configuration error: {exc}", file=sys.stderr)
+        return 2
+
+    if args.command == "serve":
+        from partchat.server import serve
+
+        overrides: dict[str, object] = {}
+        if args.host:
+            overrides["host"] = args.host
+        if args.port is not None:
+            overrides["port"] = args.port
+        if args.workers is not None:
+            overrides["workers"] = args.workers
+        serve(settings.with_overrides(**overrides))
+        return 0
+
+    if args.command == "catalog":
+        return _catalog(args, settings)
+
+    if args.command == "sessions":
+        from partchat.sessions import purge_sessions
+
+        try:
+            seconds = parse_duration(args.older_than)
+        except ValueError as exc:
+            print(f"partchat: {exc}", file=sys.stderr)
+            return 2
+        removed = asyncio.run(purge_sessions(settings.sessions_path, seconds))
+        print(f"removed {removed} sessions idle for more than {args.older_than}")
+        return 0
+
+    if args.command == "chat":
+        from partchat.terminal import run_terminal_chat
+
+        return asyncio.run(run_terminal_chat(settings))
+    return 2
+
+
+def _catalog(args: argparse.Namespace, settings: Settings) -> int:
+    from partchat import catalog
+
+    if args.catalog_command == "build":
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        stats = catalog.build_catalog(args.source, settings.catalog_path)
+        print(json.dumps(stats, indent=2))
+        return 0
+    if args.catalog_command == "stats":
+        if catalog.needs_build(settings.catalog_path):
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+            catalog.build_catalog(None, settings.catalog_path)
+        result = asyncio.run(catalog.catalog_stats(settings.catalog_path))
+        if args.json:
+            print(json.dumps(result))
+        else:
+            for key, value in result.items():
+                print(f"{key:>20}: {value}")
+        return 0
+    if args.catalog_command == "import":
+        summary = catalog.import_sources(args.source_dir, args.out)
+        print(json.dumps(summary, indent=2))
+        return 0
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

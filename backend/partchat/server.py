@@ -1,0 +1,40 @@
+"""Running the app under uvicorn (one process, or several workers)."""
+
+from __future__ import annotations
+
+import logging
+
+import uvicorn
+
+from partchat.settings import Settings
+
+
+def configure_logging(settings: Settings) -> None:
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+def serve(settings: Settings) -> None:
+    configure_logging(settings)
+    common = {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": settings.log_level,
+        "ws": "websockets-sansio",
+        "ws_max_size": 64 * 1024,
+        "ws_ping_interval": 20.0,
+        "ws_ping_timeout": 20.0,
+        "timeout_graceful_shutdown": 12,
+        "proxy_headers": True,
+        "server_header": False,
+    }
+    if settings.workers > 1:
+        # Each worker reads the same environment and builds its own app.
+        uvicorn.run("partchat.app:create_app_from_env", factory=True,
+                    workers=settings.workers, **common)  # type: ignore[arg-type]
+    else:
+        from partchat.app import create_app
+
+        uvicorn.run(create_app(settings), **common)  # type: ignore[arg-type]

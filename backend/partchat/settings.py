@@ -1,0 +1,133 @@
+"""One immutable Settings object, read from the environment once and passed down.
+
+Nothing else in the package reads the environment. A bad value stops start-up with a
+``SettingsError`` naming the variable and the values it accepts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal, TypeVar
+
+T = TypeVar("T", bound=str)
+
+LLMKind = Literal["auto", "openai", "offline"]
+LogLevel = Literal["debug", "info", "warning", "error"]
+
+_LLM_KINDS: tuple[LLMKind, ...] = ("auto", "openai", "offline")
+_LOG_LEVELS: tuple[LogLevel, ...] = ("debug", "info", "warning", "error")
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value partchat cannot use."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: Path = Path("var")
+    llm: LLMKind = "auto"
+    openai_api_key: str | None = field(default=None, repr=False)
+    openai_base_url: str | None = None
+    model: str = "gpt-4o-mini"
+    llm_timeout_s: float = 30.0
+    llm_max_retries: int = 2
+    allowed_origins: tuple[str, ...] = ()
+    frame_ancestors: tuple[str, ...] = ("'self'",)
+    log_level: LogLevel = "info"
+    workers: int = 1
+    max_connections_per_ip: int = 50
+    static_dir: Path | None = None  # None: the frontend build shipped in the package
+
+    @property
+    def llm_kind(self) -> Literal["openai", "offline"]:
+        """``auto`` resolves to OpenAI when a key is set, else the offline model."""
+        if self.llm == "auto":
+            return "openai" if self.openai_api_key else "offline"
+        return self.llm
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.db"
+
+    @property
+    def sessions_path(self) -> Path:
+        return self.data_dir / "sessions.db"
+
+    def with_overrides(self, **changes: object) -> Settings:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        e = os.environ if env is None else env
+        return cls(
+            host=e.get("PARTCHAT_HOST", "127.0.0.1").strip() or "127.0.0.1",
+            port=_int(e, "PARTCHAT_PORT", 8000, 0, 65535),
+            data_dir=Path(e.get("PARTCHAT_DATA_DIR", "var")),
+            llm=_choice(e, "PARTCHAT_LLM", "auto", _LLM_KINDS),
+            openai_api_key=e.get("OPENAI_API_KEY") or None,
+            openai_base_url=e.get("OPENAI_BASE_URL") or None,
+            model=e.get("PARTCHAT_MODEL", "gpt-4o-mini").strip() or "gpt-4o-mini",
+            llm_timeout_s=_float(e, "PARTCHAT_LLM_TIMEOUT", 30.0),
+            llm_max_retries=_int(e, "PARTCHAT_LLM_RETRIES", 2, 0, 10),
+            allowed_origins=_origins(e.get("PARTCHAT_ALLOWED_ORIGINS", "")),
+            frame_ancestors=tuple(e.get("PARTCHAT_FRAME_ANCESTORS", "'self'").split())
+            or ("'self'",),
+            log_level=_choice(e, "PARTCHAT_LOG_LEVEL", "info", _LOG_LEVELS),
+            workers=_int(e, "PARTCHAT_WORKERS", 1, 1, 64),
+            max_connections_per_ip=_int(e, "PARTCHAT_MAX_CONNECTIONS_PER_IP", 50, 1, 100_000),
+            static_dir=Path(e["PARTCHAT_STATIC_DIR"]) if e.get("PARTCHAT_STATIC_DIR") else None,
+        )
+
+
+def _int(e: Mapping[str, str], name: str, default: int, lo: int, hi: int) -> int:
+    raw = e.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r}: expected a whole number from {lo} to {hi}") from None
+    if not lo <= value <= hi:
+        raise SettingsError(f"{name}={raw!r}: expected a whole number from {lo} to {hi}")
+    return value
+
+
+def _float(e: Mapping[str, str], name: str, default: float) -> float:
+    raw = e.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r}: expected a positive number of seconds") from None
+    if value <= 0:
+        raise SettingsError(f"{name}={raw!r}: expected a positive number of seconds")
+    return value
+
+
+def _choice(e: Mapping[str, str], name: str, default: T, allowed: tuple[T, ...]) -> T:
+    raw = e.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    for option in allowed:
+        if value == option:
+            return option
+    raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(allowed)}")
+
+
+def _origins(raw: str) -> tuple[str, ...]:
+    """Comma- or space-separated origins like ``https://shop.example``; ``*`` allows any."""
+    items = [o.strip().rstrip("/") for o in raw.replace(",", " ").split()]
+    for o in items:
+        if o != "*" and not (o.startswith("http://") or o.startswith("https://")):
+            raise SettingsError(
+                f"PARTCHAT_ALLOWED_ORIGINS contains {o!r}: expected origins like "
+                "https://shop.example (scheme://host[:port]) or *"
+            )
+    return tuple(items)

@@ -1,0 +1,1 @@
+"""Normalised catalog facts, shipped in the wheel as partchat.catalog_data."""

@@ -1,0 +1,48 @@
+from pathlib import Path
+
+import pytest
+
+from partchat.settings import Settings, SettingsError
+
+
+def test_defaults() -> None:
+    s = Settings.from_env({})
+    assert (s.host, s.port, s.data_dir, s.llm, s.model) == (
+        "127.0.0.1", 8000, Path("var"), "auto", "gpt-4o-mini",
+    )
+    assert s.llm_kind == "offline"
+    assert s.catalog_path == Path("var/catalog.db")
+
+
+def test_auto_picks_openai_when_key_set() -> None:
+    assert Settings.from_env({"OPENAI_API_KEY": "sk-test"}).llm_kind == "openai"
+    assert Settings.from_env({"OPENAI_API_KEY": "sk", "PARTCHAT_LLM": "offline"}).llm_kind == "offline"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "needle"),
+    [
+        ("PARTCHAT_PORT", "eighty", "PARTCHAT_PORT"),
+        ("PARTCHAT_PORT", "70000", "0 to 65535"),
+        ("PARTCHAT_LLM", "gpt", "auto, openai, offline"),
+        ("PARTCHAT_LOG_LEVEL", "loud", "debug, info, warning, error"),
+        ("PARTCHAT_ALLOWED_ORIGINS", "shop.example", "scheme://host"),
+    ],
+)
+def test_bad_values_name_the_variable_and_accepted_values(name: str, value: str, needle: str) -> None:
+    with pytest.raises(SettingsError) as err:
+        Settings.from_env({name: value})
+    assert name in str(err.value)
+    assert needle in str(err.value)
+
+
+def test_origins_parsed() -> None:
+    s = Settings.from_env({"PARTCHAT_ALLOWED_ORIGINS": "https://a.example, http://b.example:8080/"})
+    assert s.allowed_origins == ("https://a.example", "http://b.example:8080")
+
+
+def test_settings_are_immutable() -> None:
+    s = Settings.from_env({})
+    with pytest.raises(AttributeError):
+        s.port = 1  # type: ignore[misc]
+    assert s.with_overrides(port=9000).port == 9000

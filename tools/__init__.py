@@ -1,0 +1,1 @@
+"""Tool contracts (JSON Schema), shipped in the wheel as partchat.contracts."""
