@@ -2,24 +2,90 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from langchain_core.language_models import BaseChatModel
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
-from partchat import __version__
+from partchat.ws import ws_endpoint
+
+if TYPE_CHECKING:
+    from partchat.services import Services
+
+from partchat import http_api
 from partchat.security import SecurityHeaders
 from partchat.settings import Settings
 from partchat.static_files import FrontendFiles, default_static_dir, is_built, not_built_response
 
+log = logging.getLogger(__name__)
 
-async def health(request: Request) -> Response:
-    return JSONResponse({"status": "ok", "version": __version__})
+SWEEP_INTERVAL_S = 30.0
+SHUTDOWN_GRACE_S = 10.0
+
+
+async def open_services(
+    settings: Settings, *, chat_model: BaseChatModel | None = None
+) -> Services:
+    """Open the catalog (building it when missing or stale) and the session store."""
+    from partchat.agent.graph import build_graph
+    from partchat.agent.llm import make_chat_model
+    from partchat.catalog import Catalog, build_catalog, needs_build
+    from partchat.metrics import Metrics
+    from partchat.services import Services
+    from partchat.sessions import SessionStore
+    from partchat.toolbox import Toolbox
+    from partchat.turns import TurnEngine
+    from partchat.ws import ConnectionLimiter
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    if needs_build(settings.catalog_path):
+        log.info("building the catalog into %s", settings.catalog_path)
+        await asyncio.to_thread(build_catalog, None, settings.catalog_path)
+    catalog = await Catalog.open(settings.catalog_path)
+    store = await SessionStore.open(settings.sessions_path)
+    interrupted = await store.mark_interrupted()
+    if interrupted:
+        log.warning("marked %d turns interrupted by the last shutdown", interrupted)
+    toolbox = Toolbox.load(catalog, validate_output=settings.log_level == "debug")
+    model = chat_model if chat_model is not None else make_chat_model(settings)
+    graph = build_graph(model, toolbox, catalog)
+    metrics = Metrics()
+    engine = TurnEngine(store, graph, metrics)
+    return Services(
+        settings=settings,
+        catalog=catalog,
+        store=store,
+        toolbox=toolbox,
+        engine=engine,
+        limiter=ConnectionLimiter(settings.max_connections_per_ip),
+        metrics=metrics,
+    )
+
+
+async def close_services(services: Services) -> None:
+    """Give turns in flight their grace, abort the rest (stored), close sockets with 1001."""
+    await services.engine.shutdown(SHUTDOWN_GRACE_S)
+    for conn in list(services.connections):
+        with contextlib.suppress(Exception):
+            await conn.ws.close(1001, "server shutting down")
+    await services.store.close()
+    await services.catalog.close()
+
+
+async def _sweeper(services: Services) -> None:
+    while True:
+        await asyncio.sleep(SWEEP_INTERVAL_S)
+        services.engine.sweep()
 
 
 def _frontend_routes(static_dir: Path) -> list[BaseRoute]:
@@ -39,15 +105,32 @@ def _frontend_routes(static_dir: Path) -> list[BaseRoute]:
     ]
 
 
-def create_app(settings: Settings) -> Starlette:
-    """Build the app; nothing is opened until the lifespan starts."""
+def create_app(settings: Settings, *, chat_model: BaseChatModel | None = None) -> Starlette:
+    """Build the app; nothing is opened until the lifespan starts.
+
+    ``chat_model`` replaces the one the settings select (tests pass fakes here).
+    """
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
+        services = await open_services(settings, chat_model=chat_model)
+        app.state.services = services
+        sweeper = asyncio.create_task(_sweeper(services))
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            await close_services(services)
 
     static_dir = settings.static_dir or default_static_dir()
-    routes: list[BaseRoute] = [Route("/health", health), *_frontend_routes(static_dir)]
+    routes: list[BaseRoute] = [
+        Route("/health", http_api.health),
+        Route("/metrics", http_api.metrics),
+        Route("/api/chat", http_api.chat, methods=["POST"]),
+        Route("/api/sessions/{session_id}", http_api.get_session),
+        WebSocketRoute("/ws", ws_endpoint),
+        *_frontend_routes(static_dir),
+    ]
     app = Starlette(
         routes=routes,
         lifespan=lifespan,

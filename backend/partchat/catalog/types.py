@@ -7,7 +7,7 @@ string is already cleaned (no trailing spaces, one apostrophe style).
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, TypedDict
+from typing import Literal, NotRequired, Protocol, TypedDict
 
 Appliance = Literal["refrigerator", "dishwasher"]
 FitStatus = Literal["fits", "not_listed", "unknown_model", "unknown_part"]
@@ -101,6 +101,8 @@ class InstallGuide(TypedDict):
     tools: list[str]
     steps: list[str]
     test: list[str]
+    # Set by ``install_guide_for_part``: the part's own install video, when known.
+    video_url: NotRequired[str | None]
 
 
 class CatalogStats(TypedDict):
@@ -142,7 +144,9 @@ class CatalogReader(Protocol):
 
     async def find_model(self, text: str) -> ModelLookup: ...
 
-    async def match_symptoms(self, text: str, appliance: Appliance | None = None) -> list[Symptom]: ...
+    async def match_symptoms(
+        self, text: str, appliance: Appliance | None = None
+    ) -> list[Symptom]: ...
 
     async def symptoms(self, appliance: Appliance | None = None) -> list[Symptom]: ...
 

@@ -1,0 +1,489 @@
+"""``FastChatOpenAI``: ``ChatOpenAI`` with a lean streaming path.
+
+Why: profiling one streamed turn showed about a third of the CPU in the openai SDK
+building a pydantic object per SSE chunk (``openai._models.construct_type``) that
+LangChain immediately dumps back to a dict, plus an ``asyncio.wait_for`` task per chunk
+for the chunk timeout. This class keeps everything LangChain does around the request
+(payload building, message conversion, ``bind_tools``, callbacks, usage metadata) and
+replaces only the wire part of ``_astream``: one shared ``httpx.AsyncClient`` per event
+loop, SSE split by hand, each ``data:`` line parsed once with orjson and turned straight
+into an ``AIMessageChunk``.
+
+Behaviour matches the stock path: the same chunks (text, tool-call chunks, usage,
+``finish_reason``/``model_name`` metadata), the same exception classes (the SDK's
+``openai.*Error`` through LangChain's mapping), the SDK's retry policy for failures
+before the first chunk. Anything unusual (Responses API, ``response_format``, custom
+http clients, proxies, callable API keys, response headers, the LangSmith gateway)
+and ``fast_path=False`` go through the stock code unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import math
+import random
+import time
+import weakref
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+import openai
+import orjson
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
+from langchain_core.language_models.chat_models import agenerate_from_stream
+from langchain_core.messages import AIMessageChunk, BaseMessage
+from langchain_core.messages.tool import ToolCallChunk
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_openai import ChatOpenAI
+from langchain_openai.chat_models._client_utils import StreamChunkTimeoutError
+from langchain_openai.chat_models.base import (
+    _create_usage_metadata,
+    _handle_openai_api_error,
+    _handle_openai_bad_request,
+)
+from pydantic import PrivateAttr, SecretStr
+
+__all__ = ["FastChatOpenAI", "LLMStreamError"]
+
+_INITIAL_RETRY_DELAY = 0.5
+_MAX_RETRY_DELAY = 8.0
+_RETRY_AFTER_CAP = 10.0
+"""Longest server-requested wait honoured: a shopper is waiting on the other end."""
+_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100, keepalive_expiry=5.0)
+_RETRY_STATUS = frozenset({408, 409, 429})
+
+
+class LLMStreamError(openai.APIError):
+    """The LLM server sent an SSE stream that cannot be parsed (bad JSON, early end)."""
+
+
+class FastChatOpenAI(ChatOpenAI):
+    """``ChatOpenAI`` whose async streaming skips the openai SDK's per-chunk objects."""
+
+    fast_path: bool = True
+    """Use the lean streaming path; ``False`` runs stock ``ChatOpenAI`` code."""
+
+    _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = PrivateAttr(
+        default_factory=weakref.WeakKeyDictionary
+    )
+    _static_headers: dict[str, str] | None = PrivateAttr(default=None)
+
+    # -- LangChain entry points -------------------------------------------------------
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        plan = self._fast_plan(messages, stop, kwargs) if self.fast_path else None
+        if plan is None:
+            async for chunk in super()._astream(
+                messages, stop=stop, run_manager=run_manager, **kwargs
+            ):
+                yield chunk
+            return
+        try:
+            async for chunk in self._fast_stream(plan, run_manager):
+                yield chunk
+        except openai.BadRequestError as e:
+            _handle_openai_bad_request(e)
+        except openai.APIError as e:
+            _handle_openai_api_error(e)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """LangChain core already routes ``streaming=True`` calls to ``_astream``; this
+        covers direct ``_agenerate`` calls the way older ChatOpenAI did."""
+        if self.fast_path and self.streaming and not self._streaming_disabled(**kwargs):
+            return await agenerate_from_stream(
+                self._astream(messages, stop=stop, run_manager=run_manager, **kwargs)
+            )
+        return await super()._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+    async def aclose(self) -> None:
+        """Close this model's HTTP client for the running event loop (app shutdown)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
+
+    # -- request ------------------------------------------------------------------------
+    def _fast_plan(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> _Plan | None:
+        """Build the request, or None when the stock path must serve this call."""
+        if (
+            self.include_response_headers
+            or self.http_async_client is not None
+            or self.openai_proxy
+            or self._uses_gateway
+            or self._use_responses_api({**kwargs, **self.model_kwargs})
+        ):
+            return None
+        headers = self._headers()
+        if headers is None:
+            return None
+        kw = dict(kwargs)
+        kw["stream"] = True
+        stream_usage = self._should_stream_usage(kw.pop("stream_usage", None), **kw)
+        if stream_usage:
+            kw["stream_options"] = {"include_usage": stream_usage}
+        payload = self._get_request_payload(messages, stop=stop, **kw)
+        if "messages" not in payload or "response_format" in payload:
+            return None
+        extra_headers = payload.pop("extra_headers", None)
+        extra_query = payload.pop("extra_query", None)
+        extra_body = payload.pop("extra_body", None)
+        timeout = payload.pop("timeout", None)
+        if extra_body:
+            payload.update(extra_body)
+        try:
+            body = orjson.dumps(payload)
+        except TypeError:
+            return None
+        client = self.root_async_client
+        return _Plan(
+            url=str(client.base_url).rstrip("/") + "/chat/completions",
+            headers={**headers, **extra_headers} if extra_headers else headers,
+            params={**(self.default_query or {}), **(extra_query or {})} or None,
+            body=body,
+            timeout=_to_httpx_timeout(client.timeout if timeout is None else timeout),
+            max_retries=int(client.max_retries),
+        )
+
+    def _headers(self) -> dict[str, str] | None:
+        """Auth and default headers, built once; None for callable (refreshing) keys."""
+        if self._static_headers is not None:
+            return self._static_headers
+        key = self.openai_api_key
+        if isinstance(key, SecretStr):
+            api_key = key.get_secret_value()
+        elif key is None:
+            api_key = str(self.root_async_client.api_key or "")
+        else:
+            return None
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream, application/json",
+            "User-Agent": f"AsyncOpenAI/Python {openai.__version__}",
+        }
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        if self.openai_organization:
+            headers["OpenAI-Organization"] = self.openai_organization
+        project = getattr(self.root_async_client, "project", None)
+        if isinstance(project, str) and project:
+            headers["OpenAI-Project"] = project
+        headers.update(self.default_headers or {})
+        self._static_headers = headers
+        return headers
+
+    def _client(self) -> httpx.AsyncClient:
+        """One pooled client per event loop: httpx connections are bound to a loop."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None or client.is_closed:
+            client = httpx.AsyncClient(limits=_LIMITS, follow_redirects=False)
+            self._clients[loop] = client
+        return client
+
+    # -- the hot path ---------------------------------------------------------------------
+    async def _fast_stream(
+        self, plan: _Plan, run_manager: AsyncCallbackManagerForLLMRun | None
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        client = self._client()
+        to_chunk = self._to_chunk
+        gap_limit = self.stream_chunk_timeout or 0.0
+        monotonic = time.monotonic
+        loads = orjson.loads
+        attempt = 0
+        yielded = 0
+        while True:
+            request = client.build_request(
+                "POST",
+                plan.url,
+                content=plan.body,
+                headers=plan.headers,
+                params=plan.params,
+                timeout=plan.timeout,
+            )
+            response: httpx.Response | None = None
+            try:
+                try:
+                    response = await client.send(request, stream=True)
+                except httpx.TimeoutException as e:
+                    raise openai.APITimeoutError(request=_sdk(request)) from e
+                except httpx.TransportError as e:
+                    raise openai.APIConnectionError(request=_sdk(request)) from e
+                if response.status_code >= 300:
+                    await response.aread()
+                    raise _status_error(response)
+
+                done = finished = False
+                buf = b""
+                data: list[bytes] = []
+                last = monotonic()
+                try:
+                    async for raw in response.aiter_bytes():
+                        if gap_limit and monotonic() - last > gap_limit:
+                            raise StreamChunkTimeoutError(
+                                gap_limit, model_name=self.model_name, chunks_received=yielded
+                            )
+                        if done:
+                            continue  # drain so the connection is reused
+                        lines = (buf + raw if buf else raw).split(b"\n")
+                        buf = lines.pop()
+                        for line in lines:
+                            if line[-1:] == b"\r":
+                                line = line[:-1]
+                            if line:
+                                if line[:5] == b"data:":
+                                    data.append(line[6:] if line[5:6] == b" " else line[5:])
+                                continue  # comments, event:, id:, retry: are ignored
+                            if not data:
+                                continue
+                            payload = data[0] if len(data) == 1 else b"\n".join(data)
+                            data = []
+                            if payload[:6] == b"[DONE]":
+                                done = True
+                                break
+                            try:
+                                obj = loads(payload)
+                            except orjson.JSONDecodeError:
+                                raise _malformed(request, payload) from None
+                            if not isinstance(obj, dict):
+                                raise _malformed(request, payload)
+                            if obj.get("error"):
+                                raise _stream_error(request, obj["error"])
+                            chunk = to_chunk(obj)
+                            if chunk is None:
+                                continue
+                            if chunk.generation_info and "finish_reason" in chunk.generation_info:
+                                finished = True
+                            if run_manager:
+                                await run_manager.on_llm_new_token(
+                                    chunk.text,
+                                    chunk=chunk,
+                                    logprobs=(chunk.generation_info or {}).get("logprobs"),
+                                )
+                            yielded += 1
+                            yield chunk
+                            last = monotonic()
+                except httpx.TimeoutException as e:
+                    raise openai.APITimeoutError(request=_sdk(request)) from e
+                except httpx.TransportError as e:
+                    raise openai.APIConnectionError(
+                        message=f"Connection to the LLM lost mid-stream: {e!r}",
+                        request=_sdk(request),
+                    ) from e
+                if not done and not finished:
+                    raise openai.APIConnectionError(
+                        message="The LLM stream ended before it was complete.",
+                        request=_sdk(request),
+                    )
+                return
+            except (openai.APIConnectionError, openai.APIStatusError) as e:
+                if yielded or attempt >= plan.max_retries or not _should_retry(e):
+                    raise
+                delay = _retry_delay(e, attempt)
+            finally:
+                if response is not None:
+                    await response.aclose()
+            attempt += 1
+            await asyncio.sleep(delay)
+
+    def _to_chunk(self, obj: dict[str, Any]) -> ChatGenerationChunk | None:
+        """One ``chat.completion.chunk`` dict → a LangChain chunk, as ChatOpenAI builds it
+        (``_convert_chunk_to_generation_chunk``), minus the SDK round trip."""
+        usage = obj.get("usage")
+        usage_metadata = _create_usage_metadata(usage, obj.get("service_tier")) if usage else None
+        choices = obj.get("choices")
+        if not choices:
+            msg = AIMessageChunk(content="", usage_metadata=usage_metadata)
+            if self.output_version == "v1":
+                msg.response_metadata["output_version"] = "v1"
+            return ChatGenerationChunk(message=msg, generation_info={})
+        choice = choices[0]
+        delta = choice.get("delta")
+        if delta is None:
+            return None
+        tool_call_chunks: list[ToolCallChunk] = []
+        raw_calls = delta.get("tool_calls")
+        if raw_calls:
+            for i, rtc in enumerate(raw_calls):
+                fn = rtc.get("function")
+                if fn is None:
+                    continue
+                tool_call_chunks.append(
+                    ToolCallChunk(
+                        name=fn.get("name"),
+                        args=fn.get("arguments"),
+                        id=rtc.get("id"),
+                        index=rtc.get("index", i),
+                        type="tool_call_chunk",
+                    )
+                )
+        additional_kwargs: dict[str, Any] = {}
+        if function_call := delta.get("function_call"):
+            function_call = dict(function_call)
+            if function_call.get("name", "") is None:
+                function_call["name"] = ""
+            additional_kwargs["function_call"] = function_call
+        response_metadata: dict[str, Any] = {"model_provider": "openai"}
+        if self.output_version == "v1":
+            response_metadata["output_version"] = "v1"
+        message = AIMessageChunk(
+            content=delta.get("content") or "",
+            additional_kwargs=additional_kwargs,
+            response_metadata=response_metadata,
+            tool_call_chunks=tool_call_chunks,
+            usage_metadata=usage_metadata,
+            id=delta.get("id"),
+        )
+        generation_info: dict[str, Any] = {}
+        if finish_reason := choice.get("finish_reason"):
+            generation_info["finish_reason"] = finish_reason
+            if model_name := obj.get("model"):
+                generation_info["model_name"] = model_name
+            if system_fingerprint := obj.get("system_fingerprint"):
+                generation_info["system_fingerprint"] = system_fingerprint
+            if service_tier := obj.get("service_tier"):
+                generation_info["service_tier"] = service_tier
+        if logprobs := choice.get("logprobs"):
+            generation_info["logprobs"] = logprobs
+        return ChatGenerationChunk(message=message, generation_info=generation_info or None)
+
+
+class _Plan:
+    """Everything one fast-path request needs, computed once before the retry loop."""
+
+    __slots__ = ("body", "headers", "max_retries", "params", "timeout", "url")
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        headers: dict[str, str],
+        params: dict[str, Any] | None,
+        body: bytes,
+        timeout: httpx.Timeout,
+        max_retries: int,
+    ) -> None:
+        self.url = url
+        self.headers = headers
+        self.params = params
+        self.body = body
+        self.timeout = timeout
+        self.max_retries = max_retries
+
+
+def _sdk(obj: httpx.Request | httpx.Response) -> Any:
+    """openai>=3 types its errors against httpx2; the httpx objects quack the same."""
+    return obj
+
+
+def _to_httpx_timeout(t: Any) -> httpx.Timeout:
+    if t is None or isinstance(t, int | float):
+        return httpx.Timeout(t)
+    if isinstance(t, tuple):
+        return httpx.Timeout(t[1], connect=t[0])
+    return httpx.Timeout(
+        connect=getattr(t, "connect", None),
+        read=getattr(t, "read", None),
+        write=getattr(t, "write", None),
+        pool=getattr(t, "pool", None),
+    )
+
+
+def _status_error(response: httpx.Response) -> openai.APIStatusError:
+    """The exception the SDK raises for this status, with the same message and body."""
+    status = response.status_code
+    err_msg = f"Error code: {status}"
+    text = response.text.strip()
+    body: object = text
+    try:
+        body = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        err = body.get("error", body) if isinstance(body, dict) else None
+        message = err.get("message") if isinstance(err, dict) else None
+        if isinstance(message, str) and message:
+            err_msg += f" - {message}"
+    data = body.get("error", body) if isinstance(body, dict) else body
+    cls: type[openai.APIStatusError] = {
+        400: openai.BadRequestError,
+        401: openai.AuthenticationError,
+        403: openai.PermissionDeniedError,
+        404: openai.NotFoundError,
+        409: openai.ConflictError,
+        422: openai.UnprocessableEntityError,
+        429: openai.RateLimitError,
+    }.get(status, openai.InternalServerError if status >= 500 else openai.APIStatusError)
+    return cls(err_msg, response=_sdk(response), body=data)
+
+
+def _stream_error(request: httpx.Request, error: object) -> openai.APIError:
+    """An ``{"error": ...}`` event mid-stream, raised as the SDK does."""
+    message = error.get("message") if isinstance(error, dict) else None
+    if not isinstance(message, str) or not message:
+        message = "An error occurred during streaming"
+    return openai.APIError(message, _sdk(request), body=error)
+
+
+def _malformed(request: httpx.Request, payload: bytes) -> LLMStreamError:
+    snippet = payload[:200].decode("utf-8", "replace")
+    return LLMStreamError(
+        f"The LLM sent an SSE data line that is not a JSON object: {snippet!r}",
+        _sdk(request),
+        body=None,
+    )
+
+
+def _should_retry(e: openai.APIConnectionError | openai.APIStatusError) -> bool:
+    if isinstance(e, openai.APIConnectionError):
+        return True
+    flag = e.response.headers.get("x-should-retry")
+    if flag == "true":
+        return True
+    if flag == "false":
+        return False
+    return e.status_code in _RETRY_STATUS or e.status_code >= 500
+
+
+def _retry_delay(e: openai.APIError, attempt: int) -> float:
+    """Retry-After(-ms) when the server gives one (capped), else the SDK's backoff."""
+    if isinstance(e, openai.APIStatusError):
+        after = _retry_after(e.response.headers)
+        if after is not None and after > 0:
+            return min(after, _RETRY_AFTER_CAP)
+    delay = min(_INITIAL_RETRY_DELAY * 2.0**attempt, _MAX_RETRY_DELAY)
+    return delay * (1 - 0.25 * random.random())  # jitter
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            delay = float(value)
+        except ValueError:
+            continue
+        return delay / divisor if math.isfinite(delay) else _RETRY_AFTER_CAP
+    value = headers.get("retry-after")
+    if value:
+        try:
+            parsed = email.utils.parsedate_tz(value)
+            if parsed is not None:
+                return float(email.utils.mktime_tz(parsed) - time.time())
+        except (TypeError, ValueError, OverflowError):
+            return None
+    return None

@@ -1,0 +1,123 @@
+"""The agent graph: START → extract → llm ⇄ tools → END, built from its dependencies."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from partchat.agent.extract import make_extract_node
+from partchat.agent.prompts import system_prompt
+from partchat.agent.state import AgentState
+from partchat.catalog.types import CatalogReader
+from partchat.toolbox import Toolbox
+
+MAX_TOOL_ROUNDS = 6
+MAX_TOOL_FAILURES = 3
+
+APOLOGY = (
+    "I'm sorry, I couldn't look that up just now: the parts catalog did not answer the way "
+    "I expected. Please try again, or rephrase with the part or model number."
+)
+
+
+def tool_result_json(result: dict[str, Any]) -> str:
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+def build_graph(
+    chat_model: BaseChatModel,
+    toolbox: Toolbox,
+    catalog: CatalogReader,
+    *,
+    max_tool_rounds: int = MAX_TOOL_ROUNDS,
+    max_tool_failures: int = MAX_TOOL_FAILURES,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    bound = chat_model.bind_tools(toolbox.openai_tools())
+
+    async def llm(state: AgentState, config: RunnableConfig) -> AgentState:
+        wrap_up = state.get("tool_rounds", 0) >= max_tool_rounds
+        prompt = SystemMessage(system_prompt(state, wrap_up=wrap_up))
+        model = chat_model if wrap_up else bound
+        response = await model.ainvoke([prompt, *state.get("messages", [])], config)
+        update = AgentState(messages=[response])
+        if wrap_up:
+            update["finish_reason"] = "length"
+        return update
+
+    async def tools(state: AgentState) -> AgentState:
+        last = state["messages"][-1]
+        assert isinstance(last, AIMessage)
+        calls = list(last.tool_calls)
+        results = await asyncio.gather(*(toolbox.call(c["name"], c["args"]) for c in calls))
+        messages: list[ToolMessage] = []
+        streak = state.get("tool_error_streak", 0)
+        for call, result in zip(calls, results, strict=True):
+            ok = bool(result.get("ok"))
+            streak = 0 if ok else streak + 1
+            messages.append(
+                ToolMessage(
+                    content=tool_result_json(result),
+                    tool_call_id=call["id"] or "",
+                    name=call["name"],
+                    status="success" if ok else "error",
+                    artifact=result,
+                )
+            )
+        # Arguments that were not JSON arrive as invalid_tool_calls: answer them too.
+        for bad in last.invalid_tool_calls:
+            streak += 1
+            result = {
+                "ok": False,
+                "error": {
+                    "code": "invalid_input",
+                    "message": "The arguments were not valid JSON; send a JSON object.",
+                    "errors": [{"path": "", "message": bad.get("error") or "not JSON"}],
+                },
+            }
+            messages.append(
+                ToolMessage(
+                    content=tool_result_json(result),
+                    tool_call_id=bad.get("id") or "",
+                    name=bad.get("name") or "unknown",
+                    status="error",
+                    artifact=result,
+                )
+            )
+        return AgentState(
+            messages=list(messages),
+            tool_rounds=state.get("tool_rounds", 0) + 1,
+            tool_error_streak=streak,
+        )
+
+    async def give_up(state: AgentState) -> AgentState:
+        return AgentState(messages=[AIMessage(content=APOLOGY)], finish_reason="error")
+
+    def after_llm(state: AgentState) -> str:
+        last = state["messages"][-1]
+        if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
+            if state.get("finish_reason") == "length":
+                return END
+            return "tools"
+        return END
+
+    def after_tools(state: AgentState) -> str:
+        return "give_up" if state.get("tool_error_streak", 0) >= max_tool_failures else "llm"
+
+    builder = StateGraph(AgentState)
+    builder.add_node("extract", make_extract_node(catalog))
+    builder.add_node("llm", llm)
+    builder.add_node("tools", tools)
+    builder.add_node("give_up", give_up)
+    builder.add_edge(START, "extract")
+    builder.add_edge("extract", "llm")
+    builder.add_conditional_edges("llm", after_llm, ["tools", END])
+    builder.add_conditional_edges("tools", after_tools, ["llm", "give_up"])
+    builder.add_edge("give_up", END)
+    return builder.compile()

@@ -1,0 +1,92 @@
+"""The chat model factory and the one place that knows which LLM errors mean "down".
+
+``make_chat_model`` turns ``Settings`` into a LangChain chat model: the OpenAI-compatible
+streaming client (``FastChatOpenAI``) or the built-in offline model. The graph only sees
+a ``BaseChatModel``. Nothing here touches the network until the model is first called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+import openai
+from langchain_core.language_models import BaseChatModel
+
+from partchat.settings import Settings
+
+__all__ = ["DEFAULT_OPENAI_BASE_URL", "LLMUnavailable", "classify_llm_error", "make_chat_model"]
+
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Local OpenAI-compatible servers (vLLM, Ollama, llama.cpp) accept any key, but the SDK
+# refuses to start without one.
+_PLACEHOLDER_KEY = "sk-no-key-required"
+
+
+class LLMUnavailable(Exception):
+    """The LLM could not produce an answer (down, overloaded, timed out, broken stream).
+
+    The turn engine raises or maps to this and reports ``llm_unavailable`` to the client.
+    """
+
+
+def make_chat_model(
+    settings: Settings, *, offline_factory: Callable[[], BaseChatModel] | None = None
+) -> BaseChatModel:
+    """The chat model ``settings`` selects; no network call happens here.
+
+    ``openai``: ``FastChatOpenAI`` streaming from ``settings.openai_base_url`` (OpenAI
+    itself when unset) with the configured model, timeout and retries. The base URL and
+    key are passed explicitly so the SDK never falls back to reading the environment
+    (Settings is the only reader). ``offline``: ``offline_factory()``, by default the
+    built-in ``OfflineChatModel``.
+    """
+    if settings.llm_kind == "offline":
+        if offline_factory is not None:
+            return offline_factory()
+        from partchat.agent.offline import OfflineChatModel  # type: ignore[import-not-found,unused-ignore]
+
+        model: BaseChatModel = OfflineChatModel()
+        return model
+
+    from partchat.agent.fast_openai import FastChatOpenAI
+
+    return FastChatOpenAI(
+        model=settings.model,
+        base_url=settings.openai_base_url or DEFAULT_OPENAI_BASE_URL,
+        api_key=settings.openai_api_key or _PLACEHOLDER_KEY,  # type: ignore[arg-type]
+        timeout=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
+        streaming=True,
+        stream_usage=True,
+    )
+
+
+def classify_llm_error(exc: BaseException) -> str | None:
+    """``"llm_unavailable"`` when ``exc`` means the LLM is down, overloaded, too slow or
+    broke its stream; ``None`` for anything else (a bug, a 4xx we caused), which the
+    turn engine reports as ``internal``.
+
+    Covers both the stock and the fast OpenAI paths (they raise the same openai classes)
+    and raw transport errors from httpx or httpx2 that escape unwrapped.
+    """
+    if isinstance(exc, LLMUnavailable):
+        return "llm_unavailable"
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        return "llm_unavailable" if status >= 500 or status in (408, 429) else None
+    if isinstance(exc, openai.APIError):
+        # Connection errors, timeouts, errors reported inside the stream, malformed SSE.
+        return "llm_unavailable"
+    if isinstance(exc, httpx.TransportError):
+        return "llm_unavailable"
+    for cls in type(exc).__mro__:
+        # httpx2 (under openai>=3) transport errors, and langchain_openai's
+        # StreamChunkTimeoutError (no chunk within stream_chunk_timeout), matched by name
+        # so this module imports neither.
+        if (cls.__name__ == "TransportError" and cls.__module__.startswith("httpx2")) or (
+            cls.__name__ == "StreamChunkTimeoutError"
+            and cls.__module__.startswith("langchain_openai")
+        ):
+            return "llm_unavailable"
+    return None

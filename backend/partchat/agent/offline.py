@@ -1,0 +1,358 @@
+"""The built-in offline chat model: deterministic, no network, grounded in tool results.
+
+It reads what a real model would read (the system prompt's context block, the
+conversation, the bound tools) and either plans one round of tool calls or writes an
+answer from the tool results that follow the newest user message. Answers stream as
+word-sized chunks, so LangGraph's ``messages`` stream mode yields tokens exactly as
+with a remote model. Same input, same output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+)
+from langchain_core.messages.tool import tool_call_chunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from partchat.agent import offline_writer as w
+from partchat.agent.prompts import CONTEXT_HEADER
+
+_WORD = re.compile(r"\S+\s*|\s+")
+_PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
+
+_INJECTION = re.compile(
+    r"ignore (all |any |your |the |previous |prior |above )*(instructions|rules|prompt)|"
+    r"system prompt|your (instructions|prompt|rules)|reveal|jailbreak|developer mode|"
+    r"you are now|act as|pretend|disregard|forget (all|your|everything)|override",
+    re.IGNORECASE,
+)
+_PRICE_CLAIM = re.compile(
+    r"\b(say|tell|confirm|repeat|state|write|agree)\b.{0,60}(\bcosts?\b|\bprice\b|\$\s?\d)",
+    re.IGNORECASE,
+)
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|hiya|howdy|greetings|good (morning|afternoon|evening))\b[\s!.,]*"
+    r"(there|team|partchat)?[\s!.,]*$",
+    re.IGNORECASE,
+)
+_THANKS = re.compile(r"^\s*(thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}$", re.IGNORECASE)
+_ORDERS = re.compile(
+    r"\b(my order|order status|order number|track(ing)?|refund|return (my|the|an?) |delivery|"
+    r"shipping|shipped|invoice|cancel (my|the) order)\b",
+    re.IGNORECASE,
+)
+_OTHER_APPLIANCE = re.compile(
+    r"\b(washing machine|washer|dryer|oven|stove|range hood|cooktop|microwave|air ?conditioner|"
+    r"furnace|water heater|vacuum|television|tv|garbage disposal|trash compactor)\b",
+    re.IGNORECASE,
+)
+_CHITCHAT = re.compile(
+    r"\b(weather|joke|poem|story|capital of|who won|recipe|bitcoin|stock market|president|"
+    r"meaning of life|sing|translate)\b",
+    re.IGNORECASE,
+)
+_IN_SCOPE = re.compile(
+    r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer|part|ps\d+)\b", re.IGNORECASE
+)
+_INSTALL = re.compile(
+    r"\b(install|installing|installation|replace|replacing|put (it |this |the \w+ )?in|swap|"
+    r"change (it|the|this))\b",
+    re.IGNORECASE,
+)
+_COMPAT = re.compile(
+    r"\b(compatible|compatibility|fits?|fitting|work(s)? (with|in|on)|right part for|"
+    r"go(es)? with)\b",
+    re.IGNORECASE,
+)
+_PROBLEM = re.compile(
+    r"\b(not working|stopped|broken|won'?t|wont|doesn'?t|does not|isn'?t|is not|fix|problem|"
+    r"issue|leak\w*|nois\w*|repair|troubleshoot\w*|making (a )?noise|too (warm|cold)|"
+    r"not (cooling|cold|draining|drain|cleaning|starting|dispensing|making))\b",
+    re.IGNORECASE,
+)
+_DETAILS = re.compile(
+    r"\b(price|cost|how much|in stock|stock|details?|tell me about|what is|what's|info|"
+    r"information|available|availability)\b",
+    re.IGNORECASE,
+)
+_SEARCH_FILLER = re.compile(
+    r"\b(i|i'm|im|need|needs|a|an|the|my|for|looking|look|find|search|searching|do|you|have|"
+    r"sell|want|to|buy|new|where|can|get|please|some|parts?|model|is|it|this|of|with|me|show)\b",
+    re.IGNORECASE,
+)
+
+
+def _context(messages: Sequence[BaseMessage]) -> dict[str, str]:
+    """Parse the ``## Session context`` block of the system prompt into {key: value}."""
+    ctx: dict[str, str] = {}
+    for m in messages:
+        if isinstance(m, SystemMessage) and CONTEXT_HEADER in m.text:
+            block = m.text.split(CONTEXT_HEADER, 1)[1]
+            for line in block.splitlines():
+                if line.startswith("- ") and ": " in line:
+                    key, value = line[2:].split(": ", 1)
+                    ctx[key.strip().lower()] = value.strip()
+    return ctx
+
+
+def _value(ctx: dict[str, str], key: str) -> str | None:
+    v = ctx.get(key)
+    return None if v in (None, "", "unknown", "none") else v
+
+
+def _turn_messages(messages: Sequence[BaseMessage]) -> tuple[HumanMessage | None, list[BaseMessage]]:
+    """The newest user message and what came after it (tool calls and results)."""
+    for i in range(len(messages) - 1, -1, -1):
+        m = messages[i]
+        if isinstance(m, HumanMessage):
+            return m, list(messages[i + 1 :])
+    return None, []
+
+
+def _previous_user_text(messages: Sequence[BaseMessage], newest: HumanMessage) -> str:
+    seen = False
+    for m in reversed(messages):
+        if m is newest:
+            seen = True
+            continue
+        if seen and isinstance(m, HumanMessage):
+            return m.text
+    return ""
+
+
+class _Plan:
+    """Either tool calls to make, or text to say."""
+
+    def __init__(self, text: str = "", calls: list[tuple[str, dict[str, Any]]] | None = None):
+        self.text = text
+        self.calls = calls or []
+
+
+class OfflineChatModel(BaseChatModel):
+    """A deterministic, rule-based chat model that plans tool calls and writes answers."""
+
+    tool_names: list[str] = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "partchat-offline"
+
+    def bind_tools(  # type: ignore[override]
+        self, tools: Sequence[dict[str, Any] | Any], **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        names = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
+        return self.model_copy(update={"tool_names": names})
+
+    # --- planning -----------------------------------------------------------------------
+    def respond(self, messages: Sequence[BaseMessage]) -> AIMessage:
+        newest, after = _turn_messages(messages)
+        if newest is None:
+            return AIMessage(content=w.GREETING)
+        results = self._results(after)
+        if results:
+            return AIMessage(content=self._prefix(messages) + w.write_answer(results))
+        plan = self._plan(messages, newest)
+        if plan.calls and self.tool_names:
+            calls = [c for c in plan.calls if c[0] in self.tool_names]
+            if calls:
+                return AIMessage(content="", tool_calls=[self._call(n, a, messages) for n, a in calls])
+        text = plan.text or w.HELP
+        return AIMessage(content=self._prefix(messages) + text)
+
+    @staticmethod
+    def _results(after: list[BaseMessage]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+        args_by_id: dict[str, tuple[str, dict[str, Any]]] = {}
+        for m in after:
+            if isinstance(m, AIMessage):
+                for c in m.tool_calls:
+                    args_by_id[c["id"] or ""] = (c["name"], c["args"])
+        out = []
+        for m in after:
+            if isinstance(m, ToolMessage):
+                name, args = args_by_id.get(m.tool_call_id, (m.name or "", {}))
+                try:
+                    result = json.loads(m.text)
+                except ValueError:
+                    result = {"ok": False, "error": {"code": "internal"}}
+                out.append((name, args, result if isinstance(result, dict) else {"ok": False}))
+        return out
+
+    @staticmethod
+    def _prefix(messages: Sequence[BaseMessage]) -> str:
+        ctx = _context(messages)
+        old, new = _value(ctx, "model changed from"), _value(ctx, "appliance model")
+        if old and new:
+            return f"Got it: I've switched your model from **{old}** to **{new}**.\n\n"
+        return ""
+
+    @staticmethod
+    def _call(name: str, args: dict[str, Any], messages: Sequence[BaseMessage]) -> ToolCall:
+        digest = hashlib.sha1(
+            f"{len(messages)}|{name}|{json.dumps(args, sort_keys=True)}".encode()
+        ).hexdigest()[:16]
+        return ToolCall(name=name, args=args, id=f"call_{digest}")
+
+    def _plan(self, messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
+        text = newest.text.strip()
+        ctx = _context(messages)
+        model = _value(ctx, "appliance model")
+        part = _value(ctx, "part number")
+        appliance = _value(ctx, "appliance type")
+        symptoms = [s for s in (_value(ctx, "symptoms") or "").split("; ") if s]
+        unknown_model = _value(ctx, "unknown model")
+        unknown_part = _value(ctx, "unknown part number")
+        this_turn_part = _PS.search(text) is not None or unknown_part is not None
+
+        if _PRICE_CLAIM.search(text) or _INJECTION.search(text):
+            ps = _PS.search(text)
+            if ps and _PRICE_CLAIM.search(text):
+                # Quote the catalog's real figures instead of the asserted ones.
+                number = part if part and not unknown_part else ps.group(0).upper()
+                return _Plan(calls=[("get_part_details", _with_model({"partNumber": number}, model))])
+            return _Plan(w.INJECTION)
+        if _GREETING.match(text):
+            return _Plan(w.GREETING)
+        if _THANKS.match(text):
+            return _Plan(w.THANKS)
+        in_scope = _IN_SCOPE.search(text) is not None
+        if _ORDERS.search(text) and not _INSTALL.search(text):
+            return _Plan(w.ORDERS)
+        if (_OTHER_APPLIANCE.search(text) or _CHITCHAT.search(text)) and not in_scope:
+            return _Plan(w.OUT_OF_SCOPE)
+
+        intent = _intent(text)
+        if intent is None:
+            # A bare answer ("it's WDT780SAEM1"): continue what the previous message asked.
+            intent = _intent(_previous_user_text(messages, newest))
+            if intent is None and (unknown_model or this_turn_part or model):
+                intent = "details" if this_turn_part else None
+        if unknown_model and intent in ("compat", "diagnose", None):
+            suggestions = re.findall(r"[A-Z0-9./-]{3,}", unknown_model.split("(", 1)[-1])
+            name = unknown_model.split(" (", 1)[0]
+            return _Plan(w.unknown_model(name, [s for s in suggestions if s != name]))
+
+        part_arg = unknown_part if unknown_part else part
+        if intent == "install":
+            if not part_arg:
+                return _Plan(w.ask_part("you want to install"))
+            args = _with_model({"partNumber": part_arg}, model)
+            return _Plan(calls=[("get_installation_instructions", args)])
+        if intent == "compat":
+            if not part_arg:
+                return _Plan(w.ask_part("you want to check"))
+            if unknown_part:
+                return _Plan(calls=[("get_part_details", {"partNumber": unknown_part})])
+            if not model:
+                return _Plan(w.ask_model("so I can check the fit"))
+            return _Plan(calls=[("check_compatibility", {"partNumber": part_arg, "model": model})])
+        if intent == "diagnose":
+            if not model and not appliance:
+                return _Plan(w.ask_appliance())
+            wanted = symptoms or [text[:200]]
+            args: dict[str, Any] = {"symptoms": wanted[:10]}
+            if model:
+                args["model"] = model
+            elif appliance:
+                args["appliance"] = appliance
+            return _Plan(calls=[("diagnose_repair", args)])
+        if intent == "details" and part_arg:
+            return _Plan(calls=[("get_part_details", _with_model({"partNumber": part_arg}, model))])
+        if intent == "search" or (intent is None and (in_scope or model)):
+            query = _search_query(text)
+            if query:
+                args = {"query": query, "limit": 5}
+                if model:
+                    args["model"] = model
+                elif appliance:
+                    args["appliance"] = appliance
+                return _Plan(calls=[("search_parts", args)])
+            if model:
+                return _Plan(
+                    f"Noted: your model is **{model}**. What would you like to do: find a part, "
+                    "check a fit, or diagnose a problem?"
+                )
+        return _Plan(w.HELP + "\n\nWhat would you like to do?")
+
+    # --- BaseChatModel ------------------------------------------------------------------
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self.respond(messages))])
+
+    def _chunks(self, messages: list[BaseMessage]) -> Iterator[ChatGenerationChunk]:
+        message = self.respond(messages)
+        if message.tool_calls:
+            chunks = [
+                tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
+                for i, c in enumerate(message.tool_calls)
+            ]
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=chunks))
+            return
+        for token in _WORD.findall(message.text):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=token))
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        yield from self._chunks(messages)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for chunk in self._chunks(messages):
+            yield chunk
+
+
+def _with_model(args: dict[str, Any], model: str | None) -> dict[str, Any]:
+    return {**args, "model": model} if model else args
+
+
+def _intent(text: str) -> str | None:
+    if not text:
+        return None
+    if _INSTALL.search(text):
+        return "install"
+    if _COMPAT.search(text):
+        return "compat"
+    if _PROBLEM.search(text):
+        return "diagnose"
+    if _DETAILS.search(text) or (_PS.search(text) and len(text.split()) <= 6):
+        return "details"
+    if re.search(r"\b(need|looking for|find|search|sell|buy|where|parts? for|show me)\b", text, re.I):
+        return "search"
+    return None
+
+
+def _search_query(text: str) -> str:
+    words = _SEARCH_FILLER.sub(" ", re.sub(r"[^\w\s'-]", " ", text))
+    words = re.sub(r"\b[A-Z0-9]*\d[A-Z0-9]*\b", " ", words, flags=re.IGNORECASE)  # numbers
+    return " ".join(words.split())[:200]

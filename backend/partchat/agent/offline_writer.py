@@ -1,0 +1,287 @@
+"""The offline model's answers, written only from tool results (JSON) and the context.
+
+Every part number, price, stock and fit claim in these texts is read from a tool
+result; nothing here knows a part on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+HELP = (
+    "I can help with **refrigerator and dishwasher parts**:\n"
+    "- find a part by name, number or model\n"
+    "- check whether a part fits your model\n"
+    "- diagnose a problem (\"my dishwasher is not draining\")\n"
+    "- walk you through installing a part"
+)
+
+GREETING = f"Hi! I'm the parts assistant. {HELP}\n\nWhat can I help you with today?"
+
+OUT_OF_SCOPE = (
+    "Sorry, I can only help with refrigerator and dishwasher parts and repairs, so I can't "
+    "help with that. I can find parts, check whether a part fits your model, diagnose a "
+    "problem or explain how to install a part."
+)
+
+ORDERS = (
+    "I can't see orders, deliveries or returns from here, sorry: the store's customer service "
+    "team can help with those. I can help you find, check and install refrigerator and "
+    "dishwasher parts."
+)
+
+INJECTION = (
+    "I can't do that. I'm here to help with refrigerator and dishwasher parts: finding them, "
+    "checking they fit your model, diagnosing problems and installing them. Prices and part "
+    "details always come from the catalog."
+)
+
+THANKS = "You're welcome! Anything else I can help with for your refrigerator or dishwasher?"
+
+MODEL_HINT = (
+    "You'll usually find the model number on a sticker: inside the door or on the edge of "
+    "the tub for a dishwasher, inside the fresh-food compartment for a refrigerator."
+)
+
+
+def ask_model(purpose: str) -> str:
+    return f"Could you tell me your appliance's **model number** {purpose}? {MODEL_HINT}"
+
+
+def ask_part(purpose: str) -> str:
+    return (
+        f"Which part do you mean? Please give me the **part number** {purpose} (a PartSelect "
+        "number like PS11752778, or the manufacturer number printed on the part)."
+    )
+
+
+def ask_appliance() -> str:
+    return (
+        "Is this a **refrigerator** or a **dishwasher**? If you have the model number, share "
+        f"it too and I'll only suggest parts that fit. {MODEL_HINT}"
+    )
+
+
+def ask_symptom(appliance: str | None) -> str:
+    what = appliance or "appliance"
+    return (
+        f"What exactly is your {what} doing? For example: not draining, leaking, noisy, not "
+        "cooling, ice maker not making ice, won't start. The more specific, the better I can "
+        "narrow down the part."
+    )
+
+
+def unknown_model(model: str, suggestions: list[str]) -> str:
+    text = f"I couldn't find model **{model}** in our catalog."
+    if suggestions:
+        text += " Did you mean " + " or ".join(f"**{s}**" for s in suggestions[:3]) + "?"
+    else:
+        text += " Could you double-check it? " + MODEL_HINT
+    return text
+
+
+def _card_line(card: dict[str, Any], *, with_fit: bool = True) -> str:
+    bits = [f"**{card['name']}** ({card['partNumber']})"]
+    if card.get("price"):
+        bits.append(card["price"])
+    if card.get("availability"):
+        bits.append(card["availability"])
+    line = " · ".join(bits)
+    if with_fit and card.get("fit") == "fits" and card.get("model"):
+        line += f" · fits your {card['model']}"
+    elif with_fit and card.get("fit") == "not_listed" and card.get("model"):
+        line += f" · not listed for {card['model']}"
+    return line
+
+
+def _video(card: dict[str, Any]) -> str:
+    return f"[Watch the installation video]({card['videoUrl']})" if card.get("videoUrl") else ""
+
+
+def _effort(card: dict[str, Any]) -> str:
+    parts = []
+    if card.get("difficulty"):
+        parts.append(f"difficulty: {card['difficulty']}")
+    if card.get("installTime"):
+        parts.append(f"time: {card['installTime']}")
+    return ", ".join(parts)
+
+
+def write_error(name: str, result: dict[str, Any], args: dict[str, Any]) -> str:
+    error = result.get("error") or {}
+    code = error.get("code")
+    number = args.get("partNumber", "")
+    if code == "unknown_part":
+        return (
+            f"I couldn't find part **{number}** in our catalog. Could you check the number? "
+            "PartSelect numbers look like PS11752778; the manufacturer number is printed on "
+            "the part itself."
+        )
+    if code == "timeout":
+        return "The parts catalog is slow to answer right now. Please try again in a moment."
+    return "I couldn't look that up just now. Please try again, or rephrase with the part or model number."
+
+
+def write_install(result: dict[str, Any]) -> str:
+    card, guide = result["part"], result["guide"]
+    lines = [f"Here's how to install the {_card_line(card)}."]
+    effort = _effort(card)
+    if effort:
+        lines.append(f"*{effort[0].upper()}{effort[1:]}.*")
+    if guide["generic"]:
+        lines.append(
+            "I don't have a guide written for this exact part type, so these are our "
+            "**general** replacement steps; the part's video shows the specifics."
+        )
+    if guide["safety"]:
+        lines.append("\n**Safety first**")
+        lines += [f"- {s}" for s in guide["safety"]]
+    if guide["tools"]:
+        lines.append("\n**Tools**: " + ", ".join(guide["tools"]))
+    lines.append("\n**Steps**")
+    lines += [f"{i}. {step}" for i, step in enumerate(guide["steps"], 1)]
+    if guide["test"]:
+        lines.append("\n**Test it**")
+        lines += [f"- {t}" for t in guide["test"]]
+    video = _video(card)
+    if video:
+        lines.append(f"\n{video}")
+    if card.get("fit") == "not_listed" and card.get("model"):
+        lines.append(
+            f"\nNote: the catalog does not list this part for your {card['model']}. "
+            "Please check the part number before you order."
+        )
+    return "\n".join(lines)
+
+
+def write_compatibility(result: dict[str, Any]) -> str:
+    status, card, model = result["status"], result.get("part"), result["model"]
+    if status == "unknown_part":
+        return write_error("check_compatibility", {"error": {"code": "unknown_part"}},
+                           {"partNumber": result["partNumber"]})
+    if status == "unknown_model":
+        return unknown_model(model, result.get("suggestions") or [])
+    assert card is not None
+    if status == "fits":
+        text = f"Yes! The {_card_line(card, with_fit=False)} fits your **{model}**."
+        how = (
+            "your model's full parts list"
+            if result.get("evidence") == "model_page"
+            else "the part's list of compatible models"
+        )
+        text += f" (Source: {how}.)"
+        video = _video(card)
+        if video:
+            text += f"\n\n{video}"
+        return text
+    text = f"The catalog does **not** list the {_card_line(card, with_fit=False)} for model **{model}**."
+    if result.get("evidence") == "model_page":
+        text += " That list is your model's complete parts list, so it most likely does not fit."
+    else:
+        text += (
+            " Its list of compatible models is not complete, so this is not proof it can't "
+            "fit, but I can't confirm it."
+        )
+    text += " I can search for the matching part for your model if you tell me what it does."
+    return text
+
+
+def write_details(result: dict[str, Any]) -> str:
+    card = result["part"]
+    lines = [_card_line(card)]
+    if card.get("brand") or card.get("partType"):
+        lines.append(
+            "- " + " · ".join(str(x) for x in (card.get("brand"), card.get("partType")) if x)
+        )
+    effort = _effort(card)
+    if effort:
+        lines.append(f"- Installation {effort}")
+    if card.get("rating") is not None and card.get("reviewCount"):
+        lines.append(f"- {card['rating']}% positive from {card['reviewCount']} reviews")
+    if result.get("symptoms"):
+        lines.append("- Fixes: " + ", ".join(result["symptoms"][:6]))
+    if result.get("replaces"):
+        lines.append("- Replaces: " + ", ".join(result["replaces"][:6]))
+    video = _video(card)
+    if video:
+        lines.append(f"- {video}")
+    lines.append("\nWant me to check whether it fits your model, or explain how to install it?")
+    return "\n".join(lines)
+
+
+def write_search(result: dict[str, Any]) -> str:
+    parts = result["parts"]
+    if not parts:
+        where = f" for model {result['model']}" if result.get("model") else ""
+        return (
+            f"I couldn't find parts matching \"{result['query']}\"{where}. Could you describe it "
+            "differently, or give me the part number?"
+        )
+    head = "Here's what I found"
+    if result.get("model"):
+        head += f" for your {result['model']}"
+    lines = [head + ":"]
+    lines += [f"{i}. {_card_line(card)}" for i, card in enumerate(parts, 1)]
+    lines.append("\nWould you like details, a fit check or installation steps for one of these?")
+    return "\n".join(lines)
+
+
+def write_diagnosis(result: dict[str, Any]) -> str:
+    appliance = result.get("appliance") or "appliance"
+    symptoms = result.get("symptoms") or []
+    candidates = result.get("candidates") or []
+    if not symptoms:
+        return ask_symptom(result.get("appliance"))
+    label = ", ".join(f"*{s}*" for s in symptoms)
+    if not candidates:
+        text = f"I recognise {label} on your {appliance}, but I found no listed parts"
+        if result.get("model"):
+            text += f" for model {result['model']}"
+        return text + ". Could you tell me more about what happens?"
+    where = f"your {result['model']}" if result.get("model") else f"a {appliance}"
+    lines = [f"For {label} on {where}, these parts are the usual fix, most likely first:"]
+    for i, c in enumerate(candidates[:5], 1):
+        lines.append(f"{i}. {_card_line(c['part'])}: {c['reason']}")
+    guides = result.get("guides") or []
+    videos = [g["videoUrl"] for g in guides if g.get("videoUrl")]
+    if videos:
+        lines.append(f"\n[Troubleshooting video]({videos[0]})")
+    if result.get("needsModel"):
+        lines.append("\n" + ask_model("so I can show only the parts that fit"))
+    else:
+        lines.append("\nWant installation steps for one of these?")
+    return "\n".join(lines)
+
+
+WRITERS = {
+    "get_installation_instructions": write_install,
+    "check_compatibility": write_compatibility,
+    "get_part_details": write_details,
+    "search_parts": write_search,
+    "diagnose_repair": write_diagnosis,
+}
+
+
+def write_extraction(result: dict[str, Any]) -> str:
+    bits = []
+    if result.get("partNumbers"):
+        bits.append("part numbers " + ", ".join(result["partNumbers"]))
+    models = result.get("models") or []
+    if models:
+        bits.append("models " + ", ".join(m["model"] for m in models))
+    if result.get("symptoms"):
+        bits.append("symptoms " + ", ".join(result["symptoms"]))
+    return ("I noted " + "; ".join(bits) + ".") if bits else "I found no part or model numbers there."
+
+
+def write_answer(results: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> str:
+    """One answer from this round's (tool name, arguments, result) triples."""
+    texts = []
+    for name, args, result in results:
+        if not result.get("ok"):
+            texts.append(write_error(name, result, args))
+        elif name == "extract_information":
+            texts.append(write_extraction(result))
+        else:
+            texts.append(WRITERS[name](result))
+    return "\n\n".join(dict.fromkeys(texts))

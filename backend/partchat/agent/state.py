@@ -1,0 +1,77 @@
+"""The graph's state: the conversation plus the session context it keeps."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+from partchat.catalog.types import Appliance
+
+FinishReason = Literal["stop", "aborted", "error", "length"]
+
+
+class Context(TypedDict):
+    """The session context as the wire protocol and the store carry it (camelCase)."""
+
+    productModel: str | None
+    partNumber: str | None
+    symptoms: list[str]
+    applianceType: Appliance | None
+
+
+def empty_context() -> Context:
+    return Context(productModel=None, partNumber=None, symptoms=[], applianceType=None)
+
+
+class AgentState(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]
+    """History (user and assistant text) then this turn's messages and tool results."""
+    product_model: str | None
+    """The shopper's appliance model, a catalog model number. A new one replaces it."""
+    part_number: str | None
+    """The part under discussion, a current PS number."""
+    symptoms: list[str]
+    """Canonical symptom labels for ``appliance_type``; cleared when the appliance changes."""
+    appliance_type: Appliance | None
+    # Per turn (the turn engine resets these):
+    model_changed_from: str | None
+    """The previous model when this turn's message replaced it, so the answer says so."""
+    unknown_model: str | None
+    """A model-shaped number from this turn that the catalog does not know."""
+    model_suggestions: list[str]
+    """Near matches for ``unknown_model``."""
+    unknown_part: str | None
+    """A part number from this turn that the catalog does not know."""
+    tool_rounds: int
+    """LLM → tools round trips so far in this turn (capped)."""
+    tool_error_streak: int
+    """Consecutive failed tool calls; three end the turn (circuit breaker)."""
+    finish_reason: FinishReason | None
+
+
+def context_of(state: AgentState) -> Context:
+    return Context(
+        productModel=state.get("product_model"),
+        partNumber=state.get("part_number"),
+        symptoms=list(state.get("symptoms") or []),
+        applianceType=state.get("appliance_type"),
+    )
+
+
+def turn_input(context: Context) -> AgentState:
+    """The non-message part of a turn's input: stored context, per-turn fields reset."""
+    return AgentState(
+        product_model=context["productModel"],
+        part_number=context["partNumber"],
+        symptoms=list(context["symptoms"]),
+        appliance_type=context["applianceType"],
+        model_changed_from=None,
+        unknown_model=None,
+        model_suggestions=[],
+        unknown_part=None,
+        tool_rounds=0,
+        tool_error_streak=0,
+        finish_reason=None,
+    )

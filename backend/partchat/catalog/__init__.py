@@ -1,0 +1,28 @@
+"""The parts catalog: import raw sources, build catalog.db, query it (async).
+
+Nothing runs at import time; open a catalog with ``await Catalog.open(path)``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .build import build_catalog, needs_build, stats_sync
+    from .importer import import_sources
+    from .store import Catalog, catalog_stats
+
+__all__ = ["Catalog", "build_catalog", "catalog_stats", "import_sources", "needs_build",
+           "stats_sync"]
+
+_HOME = {"Catalog": "store", "catalog_stats": "store", "build_catalog": "build",
+         "needs_build": "build", "stats_sync": "build", "import_sources": "importer"}
+
+
+def __getattr__(name: str) -> Any:
+    """Lazy re-exports (keeps ``python -m partchat.catalog.importer`` clean)."""
+    if name in _HOME:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+    raise AttributeError(name)

@@ -1,0 +1,142 @@
+"""Deterministic, catalog-aware extraction of part numbers, models, symptoms and appliance.
+
+Used by the graph's ``extract`` node on every user message and by the
+``extract_information`` tool. No LLM call: regular expressions find candidate
+tokens, the catalog decides what they are.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypedDict
+
+from partchat.catalog.types import Appliance, CatalogReader
+
+# Word-ish tokens that may be part or model numbers: letters, digits, dashes, dots.
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9./-]{2,39}")
+_PS = re.compile(r"^PS\d{3,12}$")
+_HAS_DIGIT = re.compile(r"\d")
+_HAS_ALPHA = re.compile(r"[A-Z]")
+_MODEL_CUE = re.compile(r"\bmodel\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
+_PART_CUE = re.compile(r"\bpart\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
+
+_APPLIANCE_WORDS: tuple[tuple[re.Pattern[str], Appliance], ...] = (
+    (re.compile(r"\bdish\s?washers?\b", re.IGNORECASE), "dishwasher"),
+    (
+        re.compile(
+            r"\b(fridges?|refrigerators?|freezers?|ice\s?makers?|icemakers?|"
+            r"water\s+dispensers?|ice\s+dispensers?|crisper)\b",
+            re.IGNORECASE,
+        ),
+        "refrigerator",
+    ),
+)
+
+MAX_TEXT = 4000
+
+
+class ModelMention(TypedDict):
+    model: str
+    known: bool
+    brand: str | None
+    appliance: Appliance | None
+    suggestions: list[str]
+
+
+class Extraction(TypedDict):
+    part_numbers: list[str]  # current PS numbers, resolved through the catalog
+    unknown_part_numbers: list[str]  # PS-shaped or cued numbers the catalog does not know
+    models: list[ModelMention]
+    symptoms: list[str]  # canonical labels
+    appliance: Appliance | None
+
+
+def appliance_from_words(text: str) -> Appliance | None:
+    """The appliance named in the text; the first mention wins when both appear."""
+    best: tuple[int, Appliance] | None = None
+    for pattern, appliance in _APPLIANCE_WORDS:
+        m = pattern.search(text)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), appliance)
+    return best[1] if best else None
+
+
+def _candidates(text: str) -> list[tuple[str, str]]:
+    """(token, the 20 characters before it) for tokens that could be numbers."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for m in _TOKEN.finditer(text):
+        token = m.group(0).strip(".-/").upper()
+        if len(token) < 3 or token in seen or not _HAS_DIGIT.search(token):
+            continue
+        # Plain numbers: only long ones can be model or manufacturer numbers (not "2019", "$45").
+        if not _HAS_ALPHA.search(token) and len(token) < 7:
+            continue
+        seen.add(token)
+        out.append((token, text[max(0, m.start() - 20) : m.start()]))
+    return out[:20]
+
+
+async def extract(text: str, catalog: CatalogReader) -> Extraction:
+    """Everything recognisable in one message. Never raises on user text."""
+    text = text[:MAX_TEXT]
+    parts: list[str] = []
+    unknown_parts: list[str] = []
+    models: list[ModelMention] = []
+    for token, before in _candidates(text):
+        if _PS.match(token):
+            part = await catalog.get_part(token)
+            (parts if part else unknown_parts).append(part["ps_number"] if part else token)
+            continue
+        cued_model = bool(_MODEL_CUE.search(before))
+        cued_part = bool(_PART_CUE.search(before))
+        if not cued_part:
+            lookup = await catalog.find_model(token)
+            if lookup["match"] is not None:
+                info = lookup["match"]
+                models.append(
+                    ModelMention(
+                        model=info["model_number"],
+                        known=True,
+                        brand=info["brand"],
+                        appliance=info["appliance"],
+                        suggestions=[],
+                    )
+                )
+                continue
+        if not cued_model:
+            part = await catalog.get_part(token)
+            if part is not None:
+                parts.append(part["ps_number"])
+                continue
+        if cued_part:
+            unknown_parts.append(token)
+            continue
+        # An unknown model-shaped token: letters and digits, or cued by "model".
+        if cued_model or (_HAS_ALPHA.search(token) and len(token) >= 6):
+            lookup = await catalog.find_model(token)
+            if cued_model or lookup["suggestions"]:
+                models.append(
+                    ModelMention(
+                        model=lookup["normalized"] or token,
+                        known=False,
+                        brand=None,
+                        appliance=None,
+                        suggestions=lookup["suggestions"][:5],
+                    )
+                )
+    appliance = appliance_from_words(text)
+    if appliance is None:
+        appliance = next((m["appliance"] for m in models if m["known"] and m["appliance"]), None)
+    symptoms = [s["label"] for s in await catalog.match_symptoms(text, appliance)]
+    return Extraction(
+        part_numbers=_unique(parts),
+        unknown_part_numbers=_unique(unknown_parts),
+        models=models,
+        symptoms=_unique(symptoms),
+        appliance=appliance,
+    )
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,114 @@
+"""HTTP endpoints: the Node original's ``POST /api/chat``, session lookup, health, metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from partchat import __version__
+from partchat.protocol import MAX_TEXT_CHARS
+from partchat.sessions import StorageUnavailable, is_valid_id
+
+if TYPE_CHECKING:
+    from partchat.services import Services
+
+MAX_BODY_BYTES = 16 * 1024
+
+
+def _services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+async def _read_body(request: Request) -> bytes | None:
+    """The body, or None when it is larger than ``MAX_BODY_BYTES`` (read no further)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            return None
+    return bytes(body)
+
+
+async def chat(request: Request) -> Response:
+    """``{message, sessionId?}`` → ``{message, sessionId, toolData}``, as the Node original."""
+    body = await _read_body(request)
+    if body is None:
+        return _error(413, "too_large", f"The request body is limited to {MAX_BODY_BYTES} bytes.")
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return _error(400, "bad_request", "The body must be JSON: {\"message\": \"…\"}.")
+    if not isinstance(data, dict) or not isinstance(data.get("message"), str):
+        return _error(400, "bad_request", "The body needs a string 'message'.")
+    text: str = data["message"]
+    if not text.strip():
+        return _error(400, "bad_request", "The message is empty.")
+    if len(text) > MAX_TEXT_CHARS:
+        return _error(413, "message_too_long", f"Messages are limited to {MAX_TEXT_CHARS} characters.")
+    session_id = data.get("sessionId")
+    if session_id is not None and not isinstance(session_id, str):
+        return _error(400, "bad_request", "'sessionId' must be a string.")
+    services = _services(request)
+    engine = services.engine
+    try:
+        hub, _resumed = await engine.open_session(session_id)
+        submitted = await engine.submit(hub, "http-" + uuid.uuid4().hex, text)
+    except StorageUnavailable:
+        return _error(503, "storage_unavailable", "The message was not accepted; please retry.")
+    if submitted.status == "busy":
+        return _error(409, "busy", "An answer is still being written for this session.")
+    run = hub.turn
+    if run is not None and run.task is not None and run.turn_id == submitted.turn_id:
+        await asyncio.shield(run.task)
+    answer = next(
+        (m for m in reversed(hub.history) if m["turnId"] == submitted.turn_id and m["role"] == "assistant"),
+        None,
+    )
+    if answer is None:
+        return _error(500, "internal", "The answer was not recorded.")
+    tool_data: list[Any] = [o["output"] for o in answer.get("toolOutputs", [])]
+    return JSONResponse(
+        {
+            "message": answer["text"],
+            "sessionId": hub.session_id,
+            "toolData": tool_data,
+            "status": answer.get("status"),
+            "context": hub.context,
+        }
+    )
+
+
+async def get_session(request: Request) -> Response:
+    session_id = request.path_params["session_id"]
+    services = _services(request)
+    if not is_valid_id(session_id):
+        return _error(404, "not_found", "No such session.")
+    hub = services.engine.hubs.get(session_id)
+    if hub is not None:
+        return JSONResponse({"sessionId": session_id, "context": hub.context, "history": hub.history})
+    record = await services.store.get_session(session_id)
+    if record is None:
+        return _error(404, "not_found", "No such session.")
+    history = await services.store.history(session_id, limit=50)
+    return JSONResponse({"sessionId": session_id, "context": record.context, "history": history})
+
+
+async def health(request: Request) -> Response:
+    return JSONResponse({"status": "ok", "version": __version__})
+
+
+async def metrics(request: Request) -> Response:
+    return Response(_services(request).metrics.render(), media_type="text/plain; version=0.0.4")

@@ -1,0 +1,47 @@
+"""Prometheus metrics, in a registry of the app's own (nothing global)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+_LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.turns_started = Counter("partchat_turns_started", "Turns started", registry=r)
+        self.turns = Counter(
+            "partchat_turns_finished", "Turns finished, by finish reason", ["finish_reason"], registry=r
+        )
+        self.deltas = Counter("partchat_text_deltas", "Text deltas streamed to clients", registry=r)
+        self.tool_calls = Counter(
+            "partchat_tool_calls", "Tool calls, by tool and outcome", ["tool", "outcome"], registry=r
+        )
+        self.connections = Gauge("partchat_open_connections", "Open WebSocket connections", registry=r)
+        self.turn_seconds = Histogram(
+            "partchat_turn_seconds", "Whole-turn latency", buckets=_LATENCY_BUCKETS, registry=r
+        )
+        self.first_token_seconds = Histogram(
+            "partchat_first_token_seconds",
+            "Time from the user message to the first answer token (LLM latency included)",
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.errors = Counter("partchat_errors", "Error events sent, by code", ["code"], registry=r)
+
+    def turn_finished(
+        self, reason: str, seconds: float, first_token_s: float | None, deltas: int
+    ) -> None:
+        self.turns.labels(reason).inc()
+        self.turn_seconds.observe(seconds)
+        if first_token_s is not None:
+            self.first_token_seconds.observe(first_token_s)
+        self.deltas.inc(deltas)
+
+    def tool_call(self, tool: str, ok: bool) -> None:
+        self.tool_calls.labels(tool, "ok" if ok else "error").inc()
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,242 @@
+"""The wire protocol: typed frames, client-frame parsing, event encoding.
+
+The JSON Schema in ``schemas/protocol.schema.json`` is the single source of truth; the
+TypedDicts below mirror it for the type checker, client frames are validated against it,
+and the tests validate every server event against it.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal, NotRequired, TypedDict, cast
+
+import orjson
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from partchat.agent.state import Context
+
+MAX_FRAME_BYTES = 64 * 1024
+MAX_TEXT_CHARS = 4000
+
+ErrorCode = Literal[
+    "bad_frame",
+    "not_ready",
+    "unknown_type",
+    "message_too_long",
+    "rate_limited",
+    "busy",
+    "llm_unavailable",
+    "internal",
+    "storage_unavailable",
+]
+FinishReason = Literal["stop", "aborted", "error", "length"]
+CLIENT_TYPES = ("hello", "message", "stop", "ping")
+
+
+class HelloFrame(TypedDict):
+    type: Literal["hello"]
+    sessionId: str | None
+    lastSeq: int | None
+
+
+class MessageFrame(TypedDict):
+    type: Literal["message"]
+    id: str
+    text: str
+
+
+class StopFrame(TypedDict):
+    type: Literal["stop"]
+
+
+class PingFrame(TypedDict):
+    type: Literal["ping"]
+
+
+ClientFrame = HelloFrame | MessageFrame | StopFrame | PingFrame
+
+
+class ToolOutput(TypedDict):
+    toolCallId: str
+    toolName: str
+    output: dict[str, Any]
+
+
+class HistoryMessage(TypedDict):
+    id: str
+    role: Literal["user", "assistant"]
+    text: str
+    turnId: str
+    status: NotRequired[str]
+    toolOutputs: NotRequired[list[ToolOutput]]
+
+
+class Inflight(TypedDict):
+    turnId: str
+    messageId: str
+
+
+class ReadyEvent(TypedDict):
+    type: Literal["ready"]
+    sessionId: str
+    resumed: bool
+    context: Context
+    history: list[HistoryMessage]
+    inflight: Inflight | None
+    seq: int
+
+
+class StartEvent(TypedDict):
+    type: Literal["start"]
+    turnId: str
+    messageId: str
+
+
+class TextDeltaEvent(TypedDict):
+    type: Literal["text-delta"]
+    turnId: str
+    delta: str
+
+
+class ToolInputEvent(TypedDict):
+    type: Literal["tool-input-available"]
+    turnId: str
+    toolCallId: str
+    toolName: str
+    input: dict[str, Any]
+
+
+class ToolOutputEvent(TypedDict):
+    type: Literal["tool-output-available"]
+    turnId: str
+    toolCallId: str
+    toolName: str
+    output: dict[str, Any]
+
+
+class FieldError(TypedDict):
+    path: str
+    message: str
+
+
+class ToolErrorEvent(TypedDict):
+    type: Literal["tool-output-error"]
+    turnId: str
+    toolCallId: str
+    toolName: str
+    errorText: str
+    errors: list[FieldError]
+
+
+class DataContextEvent(TypedDict):
+    type: Literal["data-context"]
+    turnId: str
+    context: Context
+
+
+class FinishEvent(TypedDict):
+    type: Literal["finish"]
+    turnId: str
+    text: str
+    finishReason: FinishReason
+
+
+class ErrorEvent(TypedDict):
+    type: Literal["error"]
+    code: ErrorCode
+    message: str
+    turnId: NotRequired[str]
+
+
+# Events of a turn: each gets the session's next seq when published.
+TurnEvent = (
+    StartEvent
+    | TextDeltaEvent
+    | ToolInputEvent
+    | ToolOutputEvent
+    | ToolErrorEvent
+    | DataContextEvent
+    | FinishEvent
+    | ErrorEvent
+)
+
+
+class ProtocolError(Exception):
+    """A client frame the server refuses; ``code`` goes into the ``error`` event."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code: ErrorCode = code
+        self.message = message
+
+
+@lru_cache(maxsize=1)
+def protocol_schema() -> dict[str, Any]:
+    text = (resources.files("partchat") / "schemas" / "protocol.schema.json").read_text("utf-8")
+    return cast(dict[str, Any], json.loads(text))
+
+
+@lru_cache(maxsize=8)
+def validator_for(definition: str) -> Draft202012Validator:
+    """A validator for ``$defs/<definition>`` (compiled once)."""
+    schema = protocol_schema()
+    uri = schema.get("$id", "urn:partchat:protocol")
+    registry: Registry = Registry().with_resource(uri, Resource.from_contents(schema))
+    return Draft202012Validator({"$ref": f"{uri}#/$defs/{definition}"}, registry=registry)
+
+
+def parse_client_frame(raw: str | bytes) -> ClientFrame:
+    """Decode and validate one client frame, or raise ``ProtocolError``."""
+    if isinstance(raw, bytes):
+        raise ProtocolError("bad_frame", "Binary frames are not accepted; send JSON text.")
+    if len(raw) > MAX_FRAME_BYTES:
+        raise ProtocolError("bad_frame", "Frame too large (64 KiB at most).")
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise ProtocolError("bad_frame", "Frames must be JSON objects.") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_frame", "Frames must be JSON objects.")
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_frame", "A frame needs a string 'type'.")
+    if kind not in CLIENT_TYPES:
+        raise ProtocolError("unknown_type", f"Unknown frame type; expected one of {', '.join(CLIENT_TYPES)}.")
+    if kind == "message" and isinstance(data.get("text"), str) and len(data["text"]) > MAX_TEXT_CHARS:
+        raise ProtocolError("message_too_long", f"Messages are limited to {MAX_TEXT_CHARS} characters.")
+    errors = sorted(validator_for("ClientFrame").iter_errors(data), key=lambda e: e.path)
+    if errors:
+        best = _best_error(data, kind)
+        raise ProtocolError("bad_frame", best)
+    if kind == "message" and not data["text"].strip():
+        raise ProtocolError("bad_frame", "A message needs some text.")
+    return cast(ClientFrame, data)
+
+
+def _best_error(data: dict[str, Any], kind: str) -> str:
+    """A short, safe description: which field of which frame is wrong (no echo of input)."""
+    definition = {"hello": "HelloFrame", "message": "MessageFrame", "stop": "StopFrame", "ping": "PingFrame"}[kind]
+    errors = list(validator_for(definition).iter_errors(data))
+    if not errors:
+        return f"Invalid {kind} frame."
+    err = min(errors, key=lambda e: len(e.path))
+    field = "/".join(str(p) for p in err.absolute_path)
+    if err.validator == "required":
+        return f"Invalid {kind} frame: a required field is missing."
+    if err.validator == "additionalProperties":
+        return f"Invalid {kind} frame: unexpected fields."
+    return f"Invalid {kind} frame: field '{field}' has the wrong type or form." if field else f"Invalid {kind} frame."
+
+
+def encode(event: dict[str, Any] | TurnEvent | ReadyEvent) -> str:
+    return orjson.dumps(event).decode()
+
+
+def error_event(code: ErrorCode, message: str, turn_id: str | None = None) -> ErrorEvent:
+    event = ErrorEvent(type="error", code=code, message=message)
+    if turn_id:
+        event["turnId"] = turn_id
+    return event

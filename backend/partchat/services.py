@@ -1,0 +1,28 @@
+"""What the lifespan opens and the endpoints share: built once, passed down."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from partchat.metrics import Metrics
+from partchat.settings import Settings
+
+if TYPE_CHECKING:
+    from partchat.catalog import Catalog
+    from partchat.sessions import SessionStore
+    from partchat.toolbox import Toolbox
+    from partchat.turns import TurnEngine
+    from partchat.ws import ConnectionLimiter
+
+
+@dataclass
+class Services:
+    settings: Settings
+    catalog: Catalog
+    store: SessionStore
+    toolbox: Toolbox
+    engine: TurnEngine
+    limiter: ConnectionLimiter
+    metrics: Metrics
+    connections: set[Any] = field(default_factory=set)

@@ -1,0 +1,837 @@
+"""Durable session store: sessions, turns and messages in SQLite (``sessions.db``).
+
+One :class:`SessionStore` owns one aiosqlite connection (WAL, ``synchronous=NORMAL``,
+``busy_timeout`` 5000 ms, foreign keys on). Every operation takes the store's lock, so a
+write transaction is never interleaved with another coroutine's statements on the shared
+connection; readers in *other* processes still read concurrently thanks to WAL.
+
+A chat turn is two write transactions:
+
+1. :meth:`SessionStore.begin_turn` — the turn row (``running``) and the user message are
+   committed *before* the LLM is called. It is idempotent on the client message id: the
+   same ``(session_id, client_message_id)`` returns the existing turn with
+   ``duplicate=True`` and writes nothing.
+2. :meth:`SessionStore.finish_turn` — the assistant message (whole, partial or failed),
+   the turn's final status and the session's context / ``last_seq``. Calling it again for
+   a finished turn is a no-op.
+
+After a crash, :meth:`SessionStore.mark_interrupted` (run at start-up) closes every turn
+left ``running`` with an empty ``interrupted`` assistant message so history shows it.
+
+Identifiers
+    * session ids: ``secrets.token_urlsafe(16)`` — 128 random bits, 22 URL-safe chars.
+    * turn ids: ``"t_" + secrets.token_urlsafe(12)`` (96 bits, 18 chars).
+    * message ids: ``"m_" + secrets.token_urlsafe(12)`` (96 bits, 18 chars).
+    Ids from outside are checked against ``^[A-Za-z0-9_-]{16,64}$`` before any query.
+
+Ordering
+    ``messages.seq`` is a per-session message ordinal (1, 2, 3 ...), assigned inside the
+    write transaction; history is ordered by it, never by wall-clock time. It is unrelated
+    to the wire protocol's event ``seq``, which lives in ``sessions.last_seq`` /
+    ``sessions.seq_reserved`` (both only ever move forward).
+
+Errors
+    ``sqlite3.OperationalError`` (database locked, disk I/O error, read-only database,
+    disk full) raised by a store operation becomes :class:`StorageUnavailable` with a
+    short message that is safe to show a client; the transaction is rolled back first.
+
+Schema versions are tracked with ``PRAGMA user_version``; :data:`_MIGRATIONS` holds one
+tuple of statements per version and :meth:`SessionStore.open` applies the missing ones.
+Nothing happens at import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import re
+import secrets
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, TypedDict, TypeVar, cast
+
+import aiosqlite
+import orjson
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BeginTurn",
+    "FinishReason",
+    "HistoryMessage",
+    "MessageStatus",
+    "Role",
+    "SessionContext",
+    "SessionRecord",
+    "SessionStore",
+    "StorageUnavailable",
+    "StoreError",
+    "TurnRecord",
+    "TurnStatus",
+    "UnknownSession",
+    "UnknownTurn",
+    "empty_context",
+    "is_valid_id",
+    "new_message_id",
+    "new_session_id",
+    "new_turn_id",
+    "purge_sessions",
+]
+
+T = TypeVar("T")
+
+TurnStatus = Literal["running", "complete", "aborted", "failed", "interrupted"]
+FinishReason = Literal["stop", "aborted", "error", "length"]
+MessageStatus = Literal["complete", "partial", "failed", "interrupted"]
+Role = Literal["user", "assistant"]
+
+_FINISH_REASONS: frozenset[str] = frozenset({"stop", "aborted", "error", "length"})
+_FINISH_MESSAGE_STATUSES: frozenset[str] = frozenset({"complete", "partial", "failed"})
+_TURN_STATUS_FOR_REASON: dict[str, TurnStatus] = {
+    "stop": "complete",
+    "length": "complete",
+    "aborted": "aborted",
+    "error": "failed",
+}
+
+_ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+MAX_CLIENT_MESSAGE_ID_LENGTH = 256
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class StoreError(Exception):
+    """Base class of the session store's errors."""
+
+
+class UnknownSession(StoreError):
+    """No session with that id."""
+
+
+class UnknownTurn(StoreError):
+    """No turn with that id."""
+
+
+class StorageUnavailable(StoreError):
+    """The database cannot take the write (locked, full, read-only, I/O error, closed).
+
+    ``str(exc)`` is short and safe to show a client; the sqlite error is ``__cause__``.
+    """
+
+
+def _is_storage_failure(exc: BaseException) -> bool:
+    """sqlite could not do the work (as opposed to a bug or a constraint violation)."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return True
+    # aiosqlite raises ValueError for an operation on a closed connection.
+    text = str(exc)
+    return type(exc) is ValueError and ("Connection closed" in text or "no active" in text)
+
+
+def _unavailable(exc: BaseException) -> StorageUnavailable:
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        message = "storage is busy"
+    elif "full" in text:
+        message = "storage is full"
+    elif "readonly" in text or "read-only" in text:
+        message = "storage is read-only"
+    elif "i/o" in text:
+        message = "storage I/O error"
+    elif "closed" in text or "no active connection" in text:
+        message = "storage is closed"
+    else:
+        message = "storage unavailable"
+    return StorageUnavailable(message)
+
+
+# --------------------------------------------------------------------------- records
+
+
+class SessionContext(TypedDict):
+    """What the agent has learned about the shopper's appliance (wire ``data-context``).
+
+    Stored as JSON as given; on read it is laid over :func:`empty_context`, so the four
+    keys are always present (extra keys a caller saved are passed through).
+    """
+
+    productModel: str | None
+    partNumber: str | None
+    symptoms: list[str]
+    applianceType: str | None
+
+
+def empty_context() -> SessionContext:
+    return {"productModel": None, "partNumber": None, "symptoms": [], "applianceType": None}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    id: str
+    created_at: float
+    updated_at: float
+    context: SessionContext
+    last_seq: int
+    seq_reserved: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    id: str
+    session_id: str
+    client_message_id: str
+    status: TurnStatus
+    finish_reason: FinishReason | None
+    started_at: float
+    ended_at: float | None
+    timings: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class BeginTurn:
+    turn: TurnRecord
+    user_message_id: str
+    duplicate: bool
+
+
+class HistoryMessage(TypedDict):
+    """One message as the wire protocol's ``ready.history`` carries it."""
+
+    id: str
+    role: Role
+    text: str
+    turnId: str
+    status: MessageStatus
+    toolOutputs: list[dict[str, Any]]
+
+
+# --------------------------------------------------------------------------- ids
+
+
+def new_session_id() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def new_turn_id() -> str:
+    return "t_" + secrets.token_urlsafe(12)
+
+
+def new_message_id() -> str:
+    return "m_" + secrets.token_urlsafe(12)
+
+
+def is_valid_id(value: object) -> bool:
+    """True for a string of 16-64 URL-safe characters (the shape of every store id)."""
+    return isinstance(value, str) and _ID_RE.fullmatch(value) is not None
+
+
+# --------------------------------------------------------------------------- schema
+
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # version 1: initial schema
+    (
+        """
+        CREATE TABLE sessions (
+            id           TEXT PRIMARY KEY,
+            created_at   REAL NOT NULL,
+            updated_at   REAL NOT NULL,
+            context      TEXT NOT NULL,
+            last_seq     INTEGER NOT NULL DEFAULT 0,
+            seq_reserved INTEGER NOT NULL DEFAULT 0
+        )
+        """,
+        "CREATE INDEX sessions_updated_at ON sessions(updated_at)",
+        """
+        CREATE TABLE turns (
+            id                TEXT PRIMARY KEY,
+            session_id        TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            client_message_id TEXT NOT NULL,
+            status            TEXT NOT NULL CHECK (status IN
+                                ('running', 'complete', 'aborted', 'failed', 'interrupted')),
+            finish_reason     TEXT CHECK (finish_reason IS NULL OR finish_reason IN
+                                ('stop', 'aborted', 'error', 'length')),
+            started_at        REAL NOT NULL,
+            ended_at          REAL,
+            timings           TEXT,
+            UNIQUE (session_id, client_message_id)
+        )
+        """,
+        "CREATE INDEX turns_running ON turns(session_id) WHERE status = 'running'",
+        """
+        CREATE TABLE messages (
+            id           TEXT PRIMARY KEY,
+            session_id   TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            turn_id      TEXT NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+            role         TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+            text         TEXT NOT NULL,
+            status       TEXT NOT NULL CHECK (status IN
+                           ('complete', 'partial', 'failed', 'interrupted')),
+            tool_outputs TEXT,
+            created_at   REAL NOT NULL,
+            seq          INTEGER NOT NULL
+        )
+        """,
+        "CREATE UNIQUE INDEX messages_session_seq ON messages(session_id, seq)",
+        "CREATE INDEX messages_turn ON messages(turn_id, role)",
+    ),
+)
+
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+_TURN_COLUMNS = (
+    "id, session_id, client_message_id, status, finish_reason, started_at, ended_at, timings"
+)
+_SESSION_COLUMNS = "id, created_at, updated_at, context, last_seq, seq_reserved"
+_INSERT_MESSAGE = (
+    "INSERT INTO messages"
+    " (id, session_id, turn_id, role, text, status, tool_outputs, created_at, seq)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
+    " (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?))"
+)
+
+
+def _dumps(value: object) -> str:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _load_context(raw: str | None) -> SessionContext:
+    context = empty_context()
+    if raw:
+        stored = orjson.loads(raw)
+        if isinstance(stored, dict):
+            context.update(stored)  # type: ignore[typeddict-item]
+    return context
+
+
+def _session_from_row(row: Sequence[Any]) -> SessionRecord:
+    return SessionRecord(
+        id=row[0],
+        created_at=row[1],
+        updated_at=row[2],
+        context=_load_context(row[3]),
+        last_seq=row[4],
+        seq_reserved=row[5],
+    )
+
+
+def _turn_from_row(row: Sequence[Any]) -> TurnRecord:
+    return TurnRecord(
+        id=row[0],
+        session_id=row[1],
+        client_message_id=row[2],
+        status=cast(TurnStatus, row[3]),
+        finish_reason=cast("FinishReason | None", row[4]),
+        started_at=row[5],
+        ended_at=row[6],
+        timings=orjson.loads(row[7]) if row[7] else None,
+    )
+
+
+# --------------------------------------------------------------------------- store
+
+
+class SessionStore:
+    """Async access to ``sessions.db``. Build it with :meth:`open`; :meth:`close` it."""
+
+    def __init__(
+        self, db: aiosqlite.Connection, *, clock: Callable[[], float], readonly: bool
+    ) -> None:
+        self._db: aiosqlite.Connection | None = db
+        self._clock = clock
+        self._readonly = readonly
+        self._lock = asyncio.Lock()
+
+    # ----------------------------------------------------------------- lifecycle
+
+    @classmethod
+    async def open(
+        cls,
+        path: Path,
+        *,
+        clock: Callable[[], float] = time.time,
+        readonly: bool = False,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+    ) -> SessionStore:
+        """Open (and, read-write, create and migrate) the database at ``path``."""
+        path = Path(path)
+        try:
+            if readonly:
+                db = await aiosqlite.connect(
+                    path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None
+                )
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                db = await aiosqlite.connect(str(path), isolation_level=None)
+        except sqlite3.OperationalError as exc:
+            raise _unavailable(exc) from exc
+        store = cls(db, clock=clock, readonly=readonly)
+        try:
+            await store._configure(busy_timeout_ms)
+        except BaseException:
+            await db.close()
+            raise
+        return store
+
+    async def _configure(self, busy_timeout_ms: int) -> None:
+        db = self._conn()
+        try:
+            await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            await db.execute("PRAGMA foreign_keys = ON")
+            if not self._readonly:
+                await db.execute("PRAGMA journal_mode = WAL")
+                await db.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.OperationalError as exc:
+            raise _unavailable(exc) from exc
+        version = await self.schema_version()
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"sessions.db has schema version {version}, newer than this partchat "
+                f"understands ({SCHEMA_VERSION})"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        if self._readonly:
+            raise StoreError(
+                f"sessions.db has schema version {version}, expected {SCHEMA_VERSION}; "
+                "open it read-write once to migrate it"
+            )
+        async with self._transaction() as tx:
+            # Re-read inside the write lock: another process may have migrated meanwhile.
+            current = await self._user_version(tx)
+            for statements in _MIGRATIONS[current:]:
+                for statement in statements:
+                    await tx.execute(statement)
+            await tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    async def close(self) -> None:
+        """Wait for the operation in flight, then close. Safe to call twice."""
+        async with self._lock:
+            db, self._db = self._db, None
+            if db is None:
+                return
+            try:
+                if not self._readonly:
+                    await db.execute("PRAGMA optimize")
+            except sqlite3.Error:
+                pass
+            finally:
+                await db.close()
+
+    async def __aenter__(self) -> SessionStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self._clock
+
+    async def schema_version(self) -> int:
+        async with self._reading() as db:
+            return await self._user_version(db)
+
+    # ----------------------------------------------------------------- plumbing
+
+    def _conn(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise StorageUnavailable("storage is closed")
+        return self._db
+
+    @staticmethod
+    async def _user_version(db: aiosqlite.Connection) -> int:
+        rows = list(await db.execute_fetchall("PRAGMA user_version"))
+        return int(rows[0][0])
+
+    @contextlib.asynccontextmanager
+    async def _reading(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection, under the lock (so no other coroutine's transaction is open)."""
+        async with self._lock:
+            db = self._conn()
+            try:
+                yield db
+            except (sqlite3.OperationalError, ValueError) as exc:
+                if _is_storage_failure(exc):
+                    raise _unavailable(exc) from exc
+                raise
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT`` under the lock; any exception rolls back.
+
+        Also on cancellation: the ``ROLLBACK`` is queued on the connection's thread
+        before the lock is released, so it runs before any later statement and nothing is
+        left half-written or open.
+        """
+        async with self._lock:
+            db = self._conn()
+            try:
+                await db.execute("BEGIN IMMEDIATE")
+                yield db
+                await db.execute("COMMIT")
+            except BaseException as exc:
+                await self._rollback(db)
+                if _is_storage_failure(exc):
+                    raise _unavailable(exc) from exc
+                raise
+
+    @staticmethod
+    async def _rollback(db: aiosqlite.Connection) -> None:
+        # ``db.execute`` queues the statement synchronously, before its first await; a
+        # CancelledError arriving while it runs propagates, the ROLLBACK still happens.
+        # sqlite3.Error: no transaction active (sqlite already rolled back it); ValueError:
+        # the connection is closed.
+        with contextlib.suppress(sqlite3.Error, ValueError):
+            await db.execute("ROLLBACK")
+
+    @staticmethod
+    async def _shielded(awaitable: Awaitable[T]) -> T:
+        """Run to completion even if the caller is cancelled (its work must be kept)."""
+        task = asyncio.ensure_future(awaitable)
+        task.add_done_callback(_consume_exception)
+        return await asyncio.shield(task)
+
+    async def _fetch_turn(self, db: aiosqlite.Connection, turn_id: str) -> TurnRecord | None:
+        rows = list(
+            await db.execute_fetchall(f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (turn_id,))
+        )
+        return _turn_from_row(rows[0]) if rows else None
+
+    # ----------------------------------------------------------------- sessions
+
+    async def create_session(self) -> SessionRecord:
+        now = self._clock()
+        context = empty_context()
+        session_id = new_session_id()
+        async with self._transaction() as db:
+            await db.execute(
+                f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, 0, 0)",
+                (session_id, now, now, _dumps(context)),
+            )
+        return SessionRecord(session_id, now, now, context, 0, 0)
+
+    async def get_session(self, session_id: str) -> SessionRecord | None:
+        if not is_valid_id(session_id):
+            return None
+        async with self._reading() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
+                )
+            )
+        return _session_from_row(rows[0]) if rows else None
+
+    async def save_context(self, session_id: str, context: Mapping[str, Any]) -> None:
+        """Replace the session's context. Raises :class:`UnknownSession`."""
+        if not is_valid_id(session_id):
+            raise UnknownSession(session_id)
+        payload = _dumps(dict(context))
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "UPDATE sessions SET context = ?, updated_at = ? WHERE id = ?",
+                (payload, self._clock(), session_id),
+            )
+            if cursor.rowcount == 0:
+                raise UnknownSession(session_id)
+
+    # ----------------------------------------------------------------- turns
+
+    async def begin_turn(
+        self, session_id: str, client_message_id: str, text: str, *, seq_reserved: int
+    ) -> BeginTurn:
+        """Store the user message and a ``running`` turn, committed before returning.
+
+        The same ``client_message_id`` in the same session returns the existing turn with
+        ``duplicate=True`` and writes nothing. ``sessions.seq_reserved`` becomes
+        ``max(current, seq_reserved)``. Raises :class:`UnknownSession`,
+        :class:`StorageUnavailable` (nothing written), ``ValueError`` for a client message
+        id that is empty or longer than 256 characters.
+        """
+        if not is_valid_id(session_id):
+            raise UnknownSession(session_id)
+        if (
+            not isinstance(client_message_id, str)
+            or not 0 < len(client_message_id) <= MAX_CLIENT_MESSAGE_ID_LENGTH
+        ):
+            raise ValueError(
+                f"client message id must be 1-{MAX_CLIENT_MESSAGE_ID_LENGTH} characters"
+            )
+        async with self._transaction() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    f"SELECT {_TURN_COLUMNS} FROM turns"
+                    " WHERE session_id = ? AND client_message_id = ?",
+                    (session_id, client_message_id),
+                )
+            )
+            if rows:
+                turn = _turn_from_row(rows[0])
+                found = list(
+                    await db.execute_fetchall(
+                        "SELECT id FROM messages WHERE turn_id = ? AND role = 'user'",
+                        (turn.id,),
+                    )
+                )
+                return BeginTurn(turn=turn, user_message_id=found[0][0], duplicate=True)
+
+            now = self._clock()
+            cursor = await db.execute(
+                "UPDATE sessions SET seq_reserved = MAX(seq_reserved, ?), updated_at = ?"
+                " WHERE id = ?",
+                (int(seq_reserved), now, session_id),
+            )
+            if cursor.rowcount == 0:
+                raise UnknownSession(session_id)
+            turn = TurnRecord(
+                id=new_turn_id(),
+                session_id=session_id,
+                client_message_id=client_message_id,
+                status="running",
+                finish_reason=None,
+                started_at=now,
+                ended_at=None,
+                timings=None,
+            )
+            await db.execute(
+                "INSERT INTO turns (id, session_id, client_message_id, status, started_at)"
+                " VALUES (?, ?, ?, 'running', ?)",
+                (turn.id, session_id, client_message_id, now),
+            )
+            message_id = new_message_id()
+            await db.execute(
+                _INSERT_MESSAGE,
+                (message_id, session_id, turn.id, "user", text, "complete", None, now, session_id),
+            )
+        return BeginTurn(turn=turn, user_message_id=message_id, duplicate=False)
+
+    async def finish_turn(
+        self,
+        turn_id: str,
+        *,
+        text: str,
+        status: Literal["complete", "partial", "failed"],
+        finish_reason: FinishReason,
+        tool_outputs: Iterable[Mapping[str, Any]],
+        context: Mapping[str, Any],
+        last_seq: int,
+        timings: Mapping[str, Any],
+    ) -> str:
+        """Store the assistant message and close the turn; returns the message id.
+
+        ``status`` is the *message's* status; the turn becomes ``complete`` for
+        ``finish_reason`` stop/length, ``aborted`` for aborted, ``failed`` for error. The
+        session gets ``context``, ``last_seq`` (never lowered) and ``updated_at``.
+        A second call for a turn that is no longer running writes nothing and returns the
+        existing assistant message id. Runs to completion even if the caller is cancelled.
+        Raises :class:`UnknownTurn`, :class:`StorageUnavailable`.
+        """
+        if status not in _FINISH_MESSAGE_STATUSES:
+            raise ValueError(f"bad message status {status!r}")
+        if finish_reason not in _FINISH_REASONS:
+            raise ValueError(f"bad finish reason {finish_reason!r}")
+        if not is_valid_id(turn_id):
+            raise UnknownTurn(turn_id)
+        # Serialise before the transaction: a bad payload must not leave one open.
+        outputs = [dict(item) for item in tool_outputs]
+        payload = (
+            _dumps(outputs) if outputs else None,
+            _dumps(dict(context)),
+            _dumps(dict(timings)),
+        )
+        return await self._shielded(
+            self._finish_turn(turn_id, text, status, finish_reason, payload, int(last_seq))
+        )
+
+    async def _finish_turn(
+        self,
+        turn_id: str,
+        text: str,
+        status: str,
+        finish_reason: str,
+        payload: tuple[str | None, str, str],
+        last_seq: int,
+    ) -> str:
+        tool_outputs_json, context_json, timings_json = payload
+        async with self._transaction() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    "SELECT session_id, status FROM turns WHERE id = ?", (turn_id,)
+                )
+            )
+            if not rows:
+                raise UnknownTurn(turn_id)
+            session_id, turn_status = rows[0]
+            if turn_status != "running":
+                found = list(
+                    await db.execute_fetchall(
+                        "SELECT id FROM messages WHERE turn_id = ? AND role = 'assistant'",
+                        (turn_id,),
+                    )
+                )
+                if found:
+                    return str(found[0][0])
+                raise StoreError(f"turn {turn_id} is {turn_status} without an answer")
+            now = self._clock()
+            message_id = new_message_id()
+            await db.execute(
+                _INSERT_MESSAGE,
+                (
+                    message_id,
+                    session_id,
+                    turn_id,
+                    "assistant",
+                    text,
+                    status,
+                    tool_outputs_json,
+                    now,
+                    session_id,
+                ),
+            )
+            await db.execute(
+                "UPDATE turns SET status = ?, finish_reason = ?, ended_at = ?, timings = ?"
+                " WHERE id = ?",
+                (_TURN_STATUS_FOR_REASON[finish_reason], finish_reason, now, timings_json, turn_id),
+            )
+            await db.execute(
+                "UPDATE sessions SET context = ?, last_seq = MAX(last_seq, ?), updated_at = ?"
+                " WHERE id = ?",
+                (context_json, last_seq, now, session_id),
+            )
+        return message_id
+
+    async def get_turn(self, turn_id: str) -> TurnRecord | None:
+        if not is_valid_id(turn_id):
+            return None
+        async with self._reading() as db:
+            return await self._fetch_turn(db, turn_id)
+
+    async def running_turn(self, session_id: str) -> TurnRecord | None:
+        """The session's turn still ``running`` (the latest, should there be several)."""
+        if not is_valid_id(session_id):
+            return None
+        async with self._reading() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    f"SELECT {_TURN_COLUMNS} FROM turns"
+                    " WHERE session_id = ? AND status = 'running'"
+                    " ORDER BY started_at DESC, rowid DESC LIMIT 1",
+                    (session_id,),
+                )
+            )
+        return _turn_from_row(rows[0]) if rows else None
+
+    async def mark_interrupted(self) -> int:
+        """At start-up: close every turn left ``running`` by a crash; returns how many.
+
+        Each gets status ``interrupted`` and an empty assistant message with status
+        ``interrupted`` so the history shows where the answer stopped.
+        """
+
+        async def run() -> int:
+            async with self._transaction() as db:
+                rows = list(
+                    await db.execute_fetchall(
+                        "SELECT id, session_id FROM turns WHERE status = 'running'"
+                        " ORDER BY started_at, rowid"
+                    )
+                )
+                now = self._clock()
+                for turn_id, session_id in rows:
+                    await db.execute(
+                        _INSERT_MESSAGE,
+                        (
+                            new_message_id(),
+                            session_id,
+                            turn_id,
+                            "assistant",
+                            "",
+                            "interrupted",
+                            None,
+                            now,
+                            session_id,
+                        ),
+                    )
+                    await db.execute(
+                        "UPDATE turns SET status = 'interrupted', ended_at = ? WHERE id = ?",
+                        (now, turn_id),
+                    )
+                return len(rows)
+
+        return await self._shielded(run())
+
+    # ----------------------------------------------------------------- reads
+
+    async def history(self, session_id: str, limit: int = 50) -> list[HistoryMessage]:
+        """The session's most recent ``limit`` messages, oldest first."""
+        if not is_valid_id(session_id) or limit <= 0:
+            return []
+        async with self._reading() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    "SELECT id, role, text, turn_id, status, tool_outputs FROM messages"
+                    " WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
+                    (session_id, int(limit)),
+                )
+            )
+        rows.reverse()
+        return [
+            {
+                "id": row[0],
+                "role": row[1],
+                "text": row[2],
+                "turnId": row[3],
+                "status": row[4],
+                "toolOutputs": orjson.loads(row[5]) if row[5] else [],
+            }
+            for row in rows
+        ]
+
+    async def count_user_messages(self) -> int:
+        async with self._reading() as db:
+            rows = list(
+                await db.execute_fetchall("SELECT COUNT(*) FROM messages WHERE role = 'user'")
+            )
+        return int(rows[0][0])
+
+    # ----------------------------------------------------------------- retention
+
+    async def purge_older_than(self, seconds: float) -> int:
+        """Delete sessions idle (``updated_at``) for more than ``seconds``, with their
+        turns and messages. Returns the number of sessions deleted."""
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError("seconds must be a finite number >= 0")
+        cutoff = self._clock() - seconds
+        async with self._transaction() as db:
+            cursor = await db.execute("DELETE FROM sessions WHERE updated_at < ?", (cutoff,))
+            return int(cursor.rowcount)
+
+
+def _consume_exception(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+async def purge_sessions(
+    path: Path, seconds: float, *, clock: Callable[[], float] = time.time
+) -> int:
+    """Open ``path``, delete sessions idle for more than ``seconds``, close. A missing
+    database has nothing to purge (and is not created)."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    store = await SessionStore.open(path, clock=clock)
+    try:
+        return await store.purge_older_than(seconds)
+    finally:
+        await store.close()

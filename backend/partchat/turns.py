@@ -1,0 +1,376 @@
+"""Chat turns: they belong to the session, not to a connection.
+
+A ``Hub`` is one session's live state in this process: its context and recent history,
+the next ``seq``, a replay buffer of recent events (already encoded once), the
+subscribers (connections) and the turn in flight. The ``TurnEngine`` owns the hubs,
+starts turns as tasks (a disconnect never cancels one; ``stop`` does), and always
+stores the answer and publishes ``finish`` in the turn's ``finally``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.graph.state import CompiledStateGraph
+
+from partchat.agent.llm import classify_llm_error
+from partchat.agent.state import Context, turn_input
+from partchat.metrics import Metrics
+from partchat.protocol import (
+    FinishEvent,
+    FinishReason,
+    HistoryMessage,
+    StartEvent,
+    TurnEvent,
+    encode,
+    error_event,
+)
+from partchat.sessions import (
+    SessionRecord,
+    SessionStore,
+    StorageUnavailable,
+    empty_context,
+)
+from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
+
+log = logging.getLogger(__name__)
+
+SEQ_RESERVE = 100_000  # seq numbers reserved per turn, so a crash never reuses one
+REPLAY_TTL_S = 120.0  # how long a finished turn's events stay replayable
+HISTORY_FOR_LLM = 20  # messages of history the model sees
+HISTORY_FOR_READY = 50  # messages sent to a (re)connecting client
+
+
+class Subscriber(Protocol):
+    """A connection: receives already-encoded frames, never blocks the publisher."""
+
+    def deliver(self, seq: int, frame: str) -> None: ...
+
+
+@dataclass
+class Buffered:
+    seq: int
+    turn_id: str
+    frame: str
+
+
+@dataclass
+class TurnRun:
+    turn_id: str
+    message_id: str
+    client_message_id: str
+    text_parts: list[str] = field(default_factory=list)
+    tool_outputs: list[dict[str, Any]] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+    stop_requested: bool = False
+    started: float = field(default_factory=time.perf_counter)
+    first_token: float | None = None
+
+
+@dataclass
+class Hub:
+    session_id: str
+    context: Context
+    history: list[HistoryMessage]
+    last_seq: int
+    buffer: deque[Buffered] = field(default_factory=deque)
+    subscribers: set[Subscriber] = field(default_factory=set)
+    turn: TurnRun | None = None
+    idle_since: float = field(default_factory=time.monotonic)
+
+    def publish(self, event: TurnEvent | dict[str, Any], turn_id: str) -> int:
+        """Give the event the next seq, encode it once, buffer it, fan it out."""
+        self.last_seq += 1
+        seq = self.last_seq
+        frame = encode({**event, "seq": seq})
+        self.buffer.append(Buffered(seq, turn_id, frame))
+        for sub in tuple(self.subscribers):
+            sub.deliver(seq, frame)
+        return seq
+
+    def replay_after(self, last_seq: int | None, *, turn_id: str | None = None) -> list[Buffered]:
+        if last_seq is None:
+            # A client with nothing: only the turn in flight (its history has the rest).
+            return [b for b in self.buffer if b.turn_id == turn_id] if turn_id else []
+        return [b for b in self.buffer if b.seq > last_seq]
+
+    def trim(self, now: float, ends: dict[str, float]) -> None:
+        while self.buffer:
+            first = self.buffer[0]
+            ended = ends.get(first.turn_id)
+            if ended is None or now - ended < REPLAY_TTL_S:
+                break
+            self.buffer.popleft()
+
+
+SubmitStatus = Literal["started", "duplicate", "busy"]
+
+
+@dataclass
+class Submitted:
+    status: SubmitStatus
+    turn_id: str | None = None
+    message_id: str | None = None
+
+
+class TurnEngine:
+    def __init__(
+        self,
+        store: SessionStore,
+        graph: CompiledStateGraph[Any, Any, Any, Any],
+        metrics: Metrics,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.graph = graph
+        self.metrics = metrics
+        self.clock = clock
+        self.hubs: dict[str, Hub] = {}
+        self._turn_ended: dict[str, float] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._closing = False
+
+    # --- sessions -------------------------------------------------------------------
+    async def open_session(self, session_id: str | None) -> tuple[Hub, bool]:
+        """The session's hub, loading or creating it; ``resumed`` is False for a new one."""
+        if session_id and session_id in self.hubs:
+            return self.hubs[session_id], True
+        record: SessionRecord | None = None
+        if session_id:
+            lock = self._locks.setdefault(session_id, asyncio.Lock())
+            async with lock:
+                if session_id in self.hubs:
+                    return self.hubs[session_id], True
+                record = await self.store.get_session(session_id)
+                if record is not None:
+                    hub = await self._load(record)
+                    self._locks.pop(session_id, None)
+                    return hub, True
+            self._locks.pop(session_id, None)
+        record = await self.store.create_session()
+        hub = Hub(record.id, _context(record.context), [], record.last_seq)
+        self.hubs[record.id] = hub
+        return hub, False
+
+    async def _load(self, record: SessionRecord) -> Hub:
+        history = await self.store.history(record.id, limit=HISTORY_FOR_READY)
+        hub = Hub(
+            record.id,
+            _context(record.context),
+            [_history_message(m) for m in history],
+            max(record.last_seq, record.seq_reserved),
+        )
+        self.hubs[record.id] = hub
+        return hub
+
+    def subscribe(self, hub: Hub, sub: Subscriber) -> None:
+        hub.subscribers.add(sub)
+
+    def unsubscribe(self, hub: Hub, sub: Subscriber) -> None:
+        hub.subscribers.discard(sub)
+        if not hub.subscribers:
+            hub.idle_since = self.clock()
+
+    # --- turns ----------------------------------------------------------------------
+    async def submit(self, hub: Hub, client_message_id: str, text: str) -> Submitted:
+        """Store the user message and start the turn; ``busy`` stores nothing.
+
+        Raises ``StorageUnavailable`` when the message could not be stored.
+        """
+        if hub.turn is not None:
+            if hub.turn.client_message_id == client_message_id:
+                return Submitted("duplicate", hub.turn.turn_id, hub.turn.message_id)
+            return Submitted("busy")
+        if self._closing:
+            raise StorageUnavailable("the server is restarting; send the message again shortly")
+        begin_result = await self.store.begin_turn(
+            hub.session_id, client_message_id, text, seq_reserved=hub.last_seq + SEQ_RESERVE
+        )
+        if begin_result.duplicate:
+            return Submitted("duplicate", begin_result.turn.id, begin_result.user_message_id)
+        if hub.turn is not None:  # another connection started one while we were storing
+            return Submitted("busy")
+        run = TurnRun(begin_result.turn.id, begin_result.user_message_id, client_message_id)
+        hub.turn = run
+        hub.history.append(
+            HistoryMessage(
+                id=run.message_id, role="user", text=text, turnId=run.turn_id, status="complete"
+            )
+        )
+        hub.publish(StartEvent(type="start", turnId=run.turn_id, messageId=run.message_id), run.turn_id)
+        run.task = asyncio.create_task(self._run(hub, run, text), name=f"turn-{run.turn_id}")
+        self.metrics.turns_started.inc()
+        return Submitted("started", run.turn_id, run.message_id)
+
+    def stop(self, hub: Hub) -> bool:
+        run = hub.turn
+        if run is None or run.task is None or run.task.done():
+            return False
+        run.stop_requested = True
+        run.task.cancel()
+        return True
+
+    async def _run(self, hub: Hub, run: TurnRun, text: str) -> None:
+        finish_reason: FinishReason = "stop"
+        context = hub.context
+        try:
+            messages: list[BaseMessage] = [_to_lc(m) for m in hub.history[-HISTORY_FOR_LLM - 1 : -1]]
+            messages.append(HumanMessage(content=text))
+            state = {**turn_input(hub.context), "messages": messages}
+            async for mode, chunk in self.graph.astream(state, stream_mode=["messages", "updates"]):
+                for event in adapt(mode, chunk, run.turn_id):
+                    self._track(run, event)
+                    hub.publish(event, run.turn_id)
+                reason = finish_reason_of(mode, chunk)
+                if reason in ("length", "error"):
+                    finish_reason = reason  # type: ignore[assignment]
+                new_context = context_of_update(mode, chunk)
+                if new_context is not None:
+                    context = new_context
+        except asyncio.CancelledError:
+            finish_reason = "aborted"
+            if not run.stop_requested:
+                log.info("turn %s aborted by shutdown", run.turn_id)
+        except Exception as exc:  # noqa: BLE001 — reported to the client, logged here
+            finish_reason = "error"
+            code = classify_llm_error(exc)
+            if code == "llm_unavailable":
+                log.warning("turn %s: LLM unavailable: %s", run.turn_id, type(exc).__name__)
+                message = "The assistant's language model is not answering right now. Please try again in a moment."
+            else:
+                log.exception("turn %s failed", run.turn_id)
+                message = "Something went wrong while answering. Please try again."
+            hub.publish(error_event(code or "internal", message, run.turn_id), run.turn_id)
+        finally:
+            await asyncio.shield(self._finish(hub, run, finish_reason, context))
+
+    @staticmethod
+    def _track(run: TurnRun, event: TurnEvent) -> None:
+        if event["type"] == "text-delta":
+            if run.first_token is None:
+                run.first_token = time.perf_counter()
+            run.text_parts.append(event["delta"])
+        elif event["type"] == "tool-output-available":
+            run.tool_outputs.append(
+                {"toolCallId": event["toolCallId"], "toolName": event["toolName"], "output": event["output"]}
+            )
+
+    async def _finish(self, hub: Hub, run: TurnRun, reason: FinishReason, context: Context) -> None:
+        text = "".join(run.text_parts)
+        status: Literal["complete", "partial", "failed"] = (
+            "complete" if reason in ("stop", "length") else ("partial" if text else "failed")
+        )
+        hub.context = context
+        ended = time.perf_counter()
+        timings = {
+            "totalMs": round((ended - run.started) * 1000, 1),
+            "firstTokenMs": round((run.first_token - run.started) * 1000, 1) if run.first_token else None,
+        }
+        # The finish event's seq is what the store records as last_seq.
+        finish_seq = hub.last_seq + 1
+        try:
+            message_id = await self.store.finish_turn(
+                run.turn_id,
+                text=text,
+                status=status,
+                finish_reason=reason,
+                tool_outputs=run.tool_outputs,
+                context=dict(context),
+                last_seq=finish_seq,
+                timings=timings,
+            )
+        except Exception:  # noqa: BLE001 — the stream still ends; the turn stays 'running'
+            log.exception("turn %s: could not store the answer", run.turn_id)
+            message_id = "m_unsaved_" + run.turn_id
+        hub.history.append(
+            HistoryMessage(
+                id=message_id,
+                role="assistant",
+                text=text,
+                turnId=run.turn_id,
+                status=status,
+                toolOutputs=list(run.tool_outputs),  # type: ignore[typeddict-item]
+            )
+        )
+        del hub.history[:-HISTORY_FOR_READY]
+        hub.turn = None
+        hub.publish(FinishEvent(type="finish", turnId=run.turn_id, text=text, finishReason=reason), run.turn_id)
+        self._turn_ended[run.turn_id] = self.clock()
+        if not hub.subscribers:
+            hub.idle_since = self.clock()
+        self.metrics.turn_finished(reason, ended - run.started, run.first_token and run.first_token - run.started, len(run.text_parts))
+        log.info(
+            "turn %s session=%s finish=%s total_ms=%s first_token_ms=%s deltas=%d tools=%d",
+            run.turn_id, hub.session_id[:6], reason, timings["totalMs"], timings["firstTokenMs"],
+            len(run.text_parts), len(run.tool_outputs),
+        )
+
+    # --- housekeeping ---------------------------------------------------------------
+    def sweep(self) -> int:
+        """Drop expired replay events and idle hubs; returns how many hubs were evicted."""
+        now = self.clock()
+        evicted = 0
+        for sid, hub in list(self.hubs.items()):
+            hub.trim(now, self._turn_ended)
+            if hub.turn is None and not hub.subscribers and now - hub.idle_since > REPLAY_TTL_S:
+                for b in hub.buffer:
+                    self._turn_ended.pop(b.turn_id, None)
+                del self.hubs[sid]
+                evicted += 1
+        for turn_id, ended in list(self._turn_ended.items()):
+            if now - ended > REPLAY_TTL_S * 2:
+                del self._turn_ended[turn_id]
+        return evicted
+
+    def running_turns(self) -> list[TurnRun]:
+        return [h.turn for h in self.hubs.values() if h.turn is not None]
+
+    async def shutdown(self, grace_s: float = 10.0) -> None:
+        """Stop taking turns, give running ones ``grace_s``, then abort them (stored)."""
+        self._closing = True
+        tasks = [t.task for t in self.running_turns() if t.task is not None]
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=grace_s)
+            for task in pending:
+                task.cancel()
+            if pending:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait(pending, timeout=5.0)
+
+
+def _context(raw: Any) -> Context:
+    base = empty_context()
+    if isinstance(raw, dict):
+        base.update({k: raw[k] for k in base if k in raw})  # type: ignore[literal-required]
+    return Context(
+        productModel=base["productModel"],
+        partNumber=base["partNumber"],
+        symptoms=list(base["symptoms"] or []),
+        applianceType=base["applianceType"],  # type: ignore[typeddict-item]
+    )
+
+
+def _history_message(m: Any) -> HistoryMessage:
+    return HistoryMessage(
+        id=m["id"],
+        role=m["role"],
+        text=m["text"],
+        turnId=m["turnId"],
+        status=m["status"],
+        toolOutputs=list(m.get("toolOutputs") or []),
+    )
+
+
+def _to_lc(m: HistoryMessage) -> BaseMessage:
+    if m["role"] == "user":
+        return HumanMessage(content=m["text"])
+    return AIMessage(content=m["text"] or "(no answer)")

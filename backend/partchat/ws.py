@@ -1,0 +1,253 @@
+"""The WebSocket endpoint ``/ws``: one receive loop, one send task, one handler per frame.
+
+Each connection has a bounded send queue. The publisher never waits on a slow client:
+when the queue is full the connection is closed with 4000 and the client resumes with
+``lastSeq``, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from partchat.protocol import (
+    ErrorCode,
+    HelloFrame,
+    Inflight,
+    MessageFrame,
+    ProtocolError,
+    ReadyEvent,
+    encode,
+    error_event,
+    parse_client_frame,
+)
+from partchat.security import origin_allowed
+from partchat.sessions import StorageUnavailable
+
+if TYPE_CHECKING:
+    from partchat.services import Services
+    from partchat.turns import Hub
+
+log = logging.getLogger(__name__)
+
+SEND_QUEUE_FRAMES = 2048  # a client this far behind is disconnected (it can resume)
+RATE_LIMIT = 10  # messages …
+RATE_WINDOW_S = 10.0  # … per this many seconds, per connection
+MAX_BAD_FRAMES = 20  # then the connection is closed (1008)
+CLOSE_TOO_SLOW = 4000
+PONG = '{"type":"pong"}'
+
+
+class Connection:
+    """One WebSocket: the subscriber side of a hub."""
+
+    def __init__(self, ws: WebSocket) -> None:
+        self.ws = ws
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE_FRAMES)
+        self.last_seq = -1  # highest seq queued to this client
+        self.hub: Hub | None = None
+        self.too_slow = False
+        self.sent: deque[float] = deque()
+        self.bad_frames = 0
+
+    def deliver(self, seq: int, frame: str) -> None:
+        if seq <= self.last_seq or self.too_slow:
+            return
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            # Drop what is queued and tell the sender to close: the client resumes.
+            self.too_slow = True
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
+            return
+        self.last_seq = seq
+
+    def send_now(self, frame: str) -> None:
+        """A frame outside the seq stream (ready, errors without a turn, pong)."""
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(frame)
+
+    def rate_limited(self, now: float) -> bool:
+        while self.sent and now - self.sent[0] > RATE_WINDOW_S:
+            self.sent.popleft()
+        if len(self.sent) >= RATE_LIMIT:
+            return True
+        self.sent.append(now)
+        return False
+
+    async def sender(self) -> None:
+        while True:
+            frame = await self.queue.get()
+            if frame is None:
+                await self.ws.close(CLOSE_TOO_SLOW, "too slow: reconnect with lastSeq to resume")
+                return
+            await self.ws.send_text(frame)
+
+
+class ConnectionLimiter:
+    """A cap on concurrent connections per client address."""
+
+    def __init__(self, per_address: int) -> None:
+        self.per_address = per_address
+        self.counts: dict[str, int] = {}
+
+    def acquire(self, address: str) -> bool:
+        n = self.counts.get(address, 0)
+        if n >= self.per_address:
+            return False
+        self.counts[address] = n + 1
+        return True
+
+    def release(self, address: str) -> None:
+        n = self.counts.get(address, 1) - 1
+        if n <= 0:
+            self.counts.pop(address, None)
+        else:
+            self.counts[address] = n
+
+
+async def ws_endpoint(websocket: WebSocket) -> None:
+    services: Services = websocket.app.state.services
+    settings = services.settings
+    if not origin_allowed(
+        websocket.headers.get("origin"), websocket.headers.get("host"), settings.allowed_origins
+    ):
+        await websocket.accept()
+        await websocket.close(1008, "origin not allowed")
+        return
+    address = websocket.client.host if websocket.client else "unknown"
+    if not services.limiter.acquire(address):
+        await websocket.accept()
+        await websocket.close(1008, "too many connections from this address")
+        return
+    conn = Connection(websocket)
+    services.metrics.connections.inc()
+    services.connections.add(conn)
+    try:
+        await websocket.accept()
+        sender = asyncio.create_task(conn.sender())
+        receiver = asyncio.create_task(_receive_loop(services, conn))
+        done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        for task in pending:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for task in done:
+            exc = task.exception()
+            if exc and not isinstance(exc, WebSocketDisconnect | RuntimeError | OSError):
+                log.error("connection failed: %s", type(exc).__name__, exc_info=exc)
+    finally:
+        if conn.hub is not None:
+            services.engine.unsubscribe(conn.hub, conn)
+        services.connections.discard(conn)
+        services.limiter.release(address)
+        services.metrics.connections.dec()
+        if websocket.application_state == WebSocketState.CONNECTED:
+            with contextlib.suppress(Exception):
+                await websocket.close(1011)
+
+
+async def _receive_loop(services: Services, conn: Connection) -> None:
+    ws = conn.ws
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        raw: str | bytes | None = message.get("text")
+        if raw is None:
+            raw = message.get("bytes") or b""
+        try:
+            frame = parse_client_frame(raw)
+        except ProtocolError as exc:
+            _send_error(services, conn, exc.code, exc.message)
+            conn.bad_frames += 1
+            if conn.bad_frames > MAX_BAD_FRAMES:
+                await ws.close(1008, "too many bad frames")
+                return
+            continue
+        kind = frame["type"]
+        if kind == "ping":
+            conn.send_now(PONG)
+        elif kind == "hello":
+            await _on_hello(services, conn, frame)  # type: ignore[arg-type]
+        elif conn.hub is None:
+            _send_error(services, conn, "not_ready", "Send a hello frame first.")
+        elif kind == "message":
+            await _on_message(services, conn, frame)  # type: ignore[arg-type]
+        elif kind == "stop":
+            services.engine.stop(conn.hub)
+
+
+def _send_error(services: Services, conn: Connection, code: ErrorCode, message: str) -> None:
+    services.metrics.errors.labels(code).inc()
+    conn.send_now(encode(error_event(code, message)))
+
+
+async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> None:
+    engine = services.engine
+    if conn.hub is not None:
+        engine.unsubscribe(conn.hub, conn)
+    try:
+        hub, resumed = await engine.open_session(frame.get("sessionId"))
+    except StorageUnavailable as exc:
+        _send_error(services, conn, "storage_unavailable", f"Cannot open the session: {exc}.")
+        return
+    conn.hub = hub
+    last_seq = frame.get("lastSeq") if resumed else None
+    inflight = Inflight(turnId=hub.turn.turn_id, messageId=hub.turn.message_id) if hub.turn else None
+    # The turn in flight is not in the history a client is sent: its events are replayed.
+    in_flight_id = hub.turn.turn_id if hub.turn else None
+    history = [m for m in hub.history if m["turnId"] != in_flight_id]
+    ready = ReadyEvent(
+        type="ready",
+        sessionId=hub.session_id,
+        resumed=resumed,
+        context=hub.context,
+        history=history,
+        inflight=inflight,
+        seq=hub.last_seq,
+    )
+    conn.last_seq = -1
+    conn.send_now(encode(ready))
+    # Replay and subscribe with no await in between: nothing can slip through the gap.
+    for item in hub.replay_after(last_seq, turn_id=in_flight_id):
+        conn.deliver(item.seq, item.frame)
+    engine.subscribe(hub, conn)
+
+
+async def _on_message(services: Services, conn: Connection, frame: MessageFrame) -> None:
+    assert conn.hub is not None
+    if conn.rate_limited(time.monotonic()):
+        _send_error(services, conn, "rate_limited", "Too many messages: at most 10 per 10 seconds.")
+        return
+    hub = conn.hub
+    try:
+        submitted = await services.engine.submit(hub, frame["id"], frame["text"])
+    except StorageUnavailable:
+        _send_error(
+            services,
+            conn,
+            "storage_unavailable",
+            "Your message was not accepted because storage is unavailable; please send it again.",
+        )
+        return
+    if submitted.status == "busy":
+        _send_error(services, conn, "busy", "An answer is still streaming; wait for it or stop it.")
+    elif submitted.status == "duplicate" and submitted.turn_id:
+        # Re-sent message: this connection gets the first turn's events it has not seen.
+        for item in hub.buffer:
+            if item.turn_id == submitted.turn_id:
+                conn.deliver(item.seq, item.frame)
+
+
+def close_all(connections: set[Any], code: int = 1001, reason: str = "server shutting down") -> list[Any]:
+    return [c.ws.close(code, reason) for c in list(connections)]

@@ -1,0 +1,3 @@
+export const schemaPath: string;
+export const outputPath: string;
+export function generate(): Promise<string>;

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { PART_CARD } from "../test/fixtures";
+import { partsForMessage, partsFromOutput } from "./parts";
+import type { ToolCall } from "./types";
+
+const done = (toolCallId: string, output: Record<string, unknown>): ToolCall => ({
+  toolCallId,
+  toolName: "x",
+  input: null,
+  status: "done",
+  output,
+});
+
+describe("part cards from tool outputs", () => {
+  it("reads part, parts[] and candidates[].part", () => {
+    expect(partsFromOutput({ ok: true, part: PART_CARD }).map((p) => p.partNumber)).toEqual(["PS11752778"]);
+    expect(
+      partsFromOutput({ ok: true, parts: [PART_CARD, { ...PART_CARD, partNumber: "PS1" }] }).map((p) => p.partNumber),
+    ).toEqual(["PS11752778", "PS1"]);
+    const c = partsFromOutput({ ok: true, candidates: [{ part: PART_CARD, reason: "Common fix" }] });
+    expect(c[0]).toMatchObject({ partNumber: "PS11752778", reason: "Common fix" });
+  });
+
+  it("ignores failed results, null parts and junk", () => {
+    expect(partsFromOutput({ ok: false, error: { code: "invalid_input" } })).toEqual([]);
+    expect(partsFromOutput({ ok: true, part: null, parts: [null, 3, { name: "no number" }] })).toEqual([]);
+    expect(partsFromOutput(null)).toEqual([]);
+  });
+
+  it("de-duplicates by partNumber per message, merging the fit from a later result", () => {
+    const tools = [
+      done("a", { ok: true, parts: [{ ...PART_CARD, fit: null, model: null }] }),
+      done("b", { ok: true, part: { ...PART_CARD, fit: "fits", model: "WDT780SAEM1" } }),
+      done("c", { ok: true, part: PART_CARD }),
+      { ...done("d", { ok: true, part: { ...PART_CARD, partNumber: "PS9" } }), status: "running" as const },
+    ];
+    const parts = partsForMessage(tools);
+    expect(parts).toHaveLength(1);
+    expect(parts[0]).toMatchObject({ partNumber: "PS11752778", fit: "fits", model: "WDT780SAEM1" });
+  });
+});

@@ -1,0 +1,279 @@
+import { act, renderHook } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { FINAL_TEXT, SESSION, normalTurn, ready } from "../test/fixtures";
+import { fakeSockets, memoryStorage } from "../test/fakeSocket";
+import { ChatClient, SESSION_STORAGE_KEY, wsUrl } from "./client";
+import type { ChatClientOptions } from "./client";
+import { useChat } from "./useChat";
+
+function makeClient(over: Partial<ChatClientOptions> = {}) {
+  const socks = fakeSockets();
+  const storage = memoryStorage();
+  let n = 0;
+  const client = new ChatClient({
+    server: "https://shop.example",
+    socketFactory: socks.factory,
+    storage,
+    random: () => 0.5,
+    now: () => Date.now(),
+    eventTarget: null,
+    idFactory: () => `msg-${++n}`,
+    ...over,
+  });
+  return { client, storage, ...socks };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("wsUrl", () => {
+  it("maps http(s) origins to ws(s) /ws", () => {
+    expect(wsUrl("https://shop.example")).toBe("wss://shop.example/ws");
+    expect(wsUrl("http://127.0.0.1:8000/some/page")).toBe("ws://127.0.0.1:8000/ws");
+    expect(wsUrl("", "https://page.example/help?x=1")).toBe("wss://page.example/ws");
+    expect(wsUrl(undefined, "http://localhost:5173/")).toBe("ws://localhost:5173/ws");
+  });
+});
+
+describe("ChatClient", () => {
+  it("says hello first, with the stored session id, and stores the id from ready", () => {
+    const storage = memoryStorage({ [SESSION_STORAGE_KEY]: SESSION });
+    const { client, last } = makeClient({ storage });
+    client.start();
+    const s = last();
+    expect(s.url).toBe("wss://shop.example/ws");
+    s.open();
+    expect(s.sent[0]).toEqual({ type: "hello", sessionId: SESSION, lastSeq: null });
+    s.receive(ready({ sessionId: "sess_new_0000000000000", resumed: false }));
+    expect(storage.data.get(SESSION_STORAGE_KEY)).toBe("sess_new_0000000000000");
+    expect(client.getSnapshot().status).toBe("open");
+    client.stop();
+  });
+
+  it("ignores a malformed stored session id", () => {
+    const { client, last } = makeClient({ storage: memoryStorage({ [SESSION_STORAGE_KEY]: "bad id!" }) });
+    client.start();
+    last().open();
+    expect(last().sent[0]).toEqual({ type: "hello", sessionId: null, lastSeq: null });
+    client.stop();
+  });
+
+  it("queues a message while the socket is down and sends it after ready", () => {
+    const { client, last } = makeClient();
+    client.start();
+    const id = client.send("  How can I install part number PS11752778?  ");
+    expect(id).toBe("msg-1");
+    const s = last();
+    s.open();
+    expect(s.frames("message")).toHaveLength(0); // not before ready
+    s.receive(ready());
+    expect(s.frames("message")).toEqual([
+      { type: "message", id: "msg-1", text: "How can I install part number PS11752778?" },
+    ]);
+    expect(client.getSnapshot().busy).toBe(true);
+    client.stop();
+  });
+
+  it("resumes with lastSeq after a drop and resends an unacknowledged message with the same id", () => {
+    const { client, sockets, last } = makeClient();
+    client.start();
+    last().open();
+    last().receive(ready({ sessionId: SESSION }));
+    client.send("Does PS11752778 fit WDT780SAEM1?");
+    const turn = normalTurn("t1", "msg-1", 1);
+    last().receive(...turn.slice(0, 5));
+    client.send("second question"); // queued behind the running turn
+    expect(last().frames("message").map((f) => f.id)).toEqual(["msg-1"]);
+    last().drop(1006);
+    expect(client.getSnapshot().status).toBe("reconnecting");
+    vi.advanceTimersByTime(10_000);
+    expect(sockets).toHaveLength(2);
+    last().open();
+    expect(last().sent[0]).toEqual({ type: "hello", sessionId: SESSION, lastSeq: 5 });
+    last().receive(ready({ sessionId: SESSION, resumed: true, seq: 8, inflight: { turnId: "t1", messageId: "msg-1" } }));
+    // The turn is still running: the second message waits.
+    expect(last().frames("message")).toHaveLength(0);
+    last().receive(...turn.slice(3)); // replay 4..8, 4 and 5 are duplicates
+    const answer = client.getSnapshot().state.messages.find((m) => m.role === "assistant");
+    expect(answer?.text).toBe(FINAL_TEXT);
+    expect(last().frames("message")).toEqual([{ type: "message", id: "msg-2", text: "second question" }]);
+    client.stop();
+  });
+
+  it("backs off exponentially with jitter, capped at 10 s, and resets after ready", () => {
+    const { client, sockets, last } = makeClient({ random: () => 1 });
+    client.start();
+    for (let i = 0; i < 8; i++) {
+      last().drop(1006);
+      vi.advanceTimersByTime(client.backoffHistory[client.backoffHistory.length - 1]!);
+    }
+    expect(client.backoffHistory).toEqual([500, 1000, 2000, 4000, 8000, 10_000, 10_000, 10_000]);
+    expect(sockets).toHaveLength(9);
+    last().open();
+    last().receive(ready());
+    last().drop(1006);
+    expect(client.backoffHistory[client.backoffHistory.length - 1]).toBe(500);
+    client.stop();
+  });
+
+  it("jitter keeps each delay within [cap/2, cap]", () => {
+    const values = [0, 0.25, 0.99];
+    const { client, last } = makeClient({ random: () => values.shift() ?? 0 });
+    client.start();
+    last().drop();
+    vi.advanceTimersByTime(1000);
+    last().drop();
+    vi.advanceTimersByTime(1000);
+    last().drop();
+    expect(client.backoffHistory[0]).toBe(250);
+    expect(client.backoffHistory[1]).toBe(625);
+    expect(client.backoffHistory[2]).toBeGreaterThanOrEqual(1000);
+    expect(client.backoffHistory[2]).toBeLessThanOrEqual(2000);
+    client.stop();
+  });
+
+  it("reconnects when a turn runs and nothing arrives for 30 s (stall watchdog)", () => {
+    const { client, sockets, last } = makeClient();
+    client.start();
+    last().open();
+    last().receive(ready({ sessionId: SESSION }));
+    client.send("question");
+    last().receive({ type: "start", turnId: "t1", messageId: "msg-1", seq: 1 });
+    const first = last();
+    vi.advanceTimersByTime(20_000);
+    expect(first.closedWith).toBeNull();
+    expect(first.frames("ping").length).toBeGreaterThan(0); // keep-alive pings while quiet
+    vi.advanceTimersByTime(15_000);
+    expect(first.closedWith).not.toBeNull();
+    vi.advanceTimersByTime(1_000);
+    expect(sockets).toHaveLength(2);
+    last().open();
+    expect(last().sent[0]).toEqual({ type: "hello", sessionId: SESSION, lastSeq: 1 });
+    client.stop();
+  });
+
+  it("does not reconnect an idle connection just because it is quiet", () => {
+    const { client, sockets, last } = makeClient();
+    client.start();
+    last().open();
+    last().receive(ready());
+    vi.advanceTimersByTime(120_000);
+    expect(sockets).toHaveLength(1);
+    client.stop();
+  });
+
+  it("reconnects at once when the page becomes visible or the network comes back", () => {
+    const doc = new EventTarget() as EventTarget & { visibilityState: string };
+    doc.visibilityState = "visible";
+    const win = new EventTarget();
+    const { client, sockets, last } = makeClient({
+      eventTarget: { doc: doc as unknown as Document, win: win as unknown as Window },
+    });
+    client.start();
+    last().open();
+    last().receive(ready());
+    last().drop(1006); // a backoff timer is pending
+    win.dispatchEvent(new Event("online"));
+    expect(sockets).toHaveLength(2);
+    last().drop(1006);
+    doc.dispatchEvent(new Event("visibilitychange"));
+    expect(sockets).toHaveLength(3);
+    client.stop();
+  });
+
+  it("stops retrying when the server refuses the origin (1008); retry() reconnects", () => {
+    const { client, sockets, last } = makeClient();
+    client.start();
+    last().drop(1008);
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(1);
+    expect(client.getSnapshot().status).toBe("closed");
+    expect(client.getSnapshot().connectionError).toMatch(/origin/);
+    client.retry();
+    expect(sockets).toHaveLength(2);
+    client.stop();
+  });
+
+  it("reconnects to resume when it sees a gap in seq", () => {
+    const { client, sockets, last } = makeClient();
+    client.start();
+    last().open();
+    last().receive(ready({ sessionId: SESSION }));
+    client.send("q");
+    last().receive({ type: "start", turnId: "t1", messageId: "msg-1", seq: 1 });
+    last().receive({ type: "text-delta", turnId: "t1", delta: "b", seq: 3 });
+    expect(sockets).toHaveLength(2);
+    last().open();
+    expect(last().sent[0]).toEqual({ type: "hello", sessionId: SESSION, lastSeq: 1 });
+    client.stop();
+  });
+
+  it("sends stop, and emits 'message' and 'ready' events", () => {
+    const { client, last } = makeClient();
+    const onMessage = vi.fn();
+    const onReady = vi.fn();
+    client.on("message", onMessage);
+    client.on("ready", onReady);
+    client.start();
+    last().open();
+    last().receive(ready({ sessionId: SESSION }));
+    expect(onReady).toHaveBeenCalledWith({ sessionId: SESSION, resumed: false });
+    client.send("q");
+    last().receive({ type: "start", turnId: "t1", messageId: "msg-1", seq: 1 });
+    client.stopTurn();
+    expect(last().frames("stop")).toHaveLength(1);
+    last().receive({ type: "finish", turnId: "t1", text: "Part", finishReason: "aborted", seq: 2 });
+    expect(onMessage).toHaveBeenCalledWith({ id: "assistant-t1", text: "Part", finishReason: "aborted" });
+    client.stop();
+  });
+
+  it("a busy refusal is not resent automatically; retry() resends the same id", () => {
+    const { client, last } = makeClient();
+    client.start();
+    last().open();
+    last().receive(ready());
+    client.send("q");
+    last().receive({ type: "error", code: "busy", message: "busy" });
+    expect(client.getSnapshot().busy).toBe(false);
+    expect(last().frames("message")).toHaveLength(1);
+    client.retry();
+    expect(last().frames("message").map((f) => f.id)).toEqual(["msg-1", "msg-1"]);
+    client.stop();
+  });
+});
+
+describe("useChat", () => {
+  it("connects on mount, exposes state and actions, and closes on unmount", () => {
+    const socks = fakeSockets();
+    const { result, unmount } = renderHook(() =>
+      useChat({ server: "http://127.0.0.1:8000", socketFactory: socks.factory, storage: null, eventTarget: null }),
+    );
+    expect(result.current.status).toBe("connecting");
+    const s = socks.last();
+    act(() => {
+      s.open();
+      s.receive(ready());
+    });
+    expect(result.current.status).toBe("open");
+    let id: string | null = null;
+    act(() => {
+      id = result.current.send("hello there");
+    });
+    expect(result.current.busy).toBe(true);
+    expect(result.current.messages[0]).toMatchObject({ role: "user", text: "hello there", status: "sent" });
+    act(() => {
+      s.receive(...normalTurn("t1", id!, 1));
+    });
+    expect(result.current.busy).toBe(false);
+    expect(result.current.streaming).toBe(false);
+    expect(result.current.messages[1]).toMatchObject({ role: "assistant", text: FINAL_TEXT, status: "complete" });
+    expect(result.current.context.productModel).toBe("WDT780SAEM1");
+    expect(result.current.announcement?.text).toBe(FINAL_TEXT);
+    unmount();
+    expect(s.closedWith).toBe(1000);
+  });
+});

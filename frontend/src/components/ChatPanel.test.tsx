@@ -1,0 +1,96 @@
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
+import type { UseChatResult } from "../chat/useChat";
+import { EMPTY_CONTEXT } from "../protocol";
+import { CONTEXT } from "../test/fixtures";
+import { ChatPanel } from "./ChatPanel";
+import { SUGGESTIONS } from "./Suggestions";
+
+function chat(over: Partial<UseChatResult> = {}): UseChatResult {
+  return {
+    messages: [],
+    context: EMPTY_CONTEXT,
+    status: "open",
+    busy: false,
+    streaming: false,
+    error: null,
+    connectionError: null,
+    announcement: null,
+    sessionId: null,
+    send: vi.fn(() => "id"),
+    stop: vi.fn(),
+    retry: vi.fn(),
+    retryMessage: vi.fn(),
+    dismissError: vi.fn(),
+    client: {} as UseChatResult["client"],
+    ...over,
+  };
+}
+
+describe("ChatPanel", () => {
+  it("offers the three classic questions on an empty chat", () => {
+    const c = chat();
+    render(<ChatPanel chat={c} />);
+    const buttons = screen.getAllByTestId("pc-suggestion");
+    expect(buttons.map((b) => b.textContent)).toEqual([...SUGGESTIONS]);
+    fireEvent.click(buttons[2]!);
+    expect(c.send).toHaveBeenCalledWith("The ice maker on my Whirlpool fridge is not working. How can I fix it?");
+  });
+
+  it("Enter sends, Shift+Enter does not; empty input cannot be sent", () => {
+    const c = chat();
+    render(<ChatPanel chat={c} />);
+    const input = screen.getByTestId("pc-input") as HTMLTextAreaElement;
+    expect((screen.getByTestId("pc-send") as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(input, { target: { value: "line one" } });
+    fireEvent.keyDown(input, { key: "Enter", shiftKey: true });
+    expect(c.send).not.toHaveBeenCalled();
+    fireEvent.keyDown(input, { key: "Enter" });
+    expect(c.send).toHaveBeenCalledWith("line one");
+    expect(input.value).toBe("");
+  });
+
+  it("disables sending while busy and shows Stop while an answer streams", () => {
+    const c = chat({ busy: true, streaming: true });
+    render(<ChatPanel chat={c} />);
+    const input = screen.getByTestId("pc-input");
+    fireEvent.change(input, { target: { value: "another" } });
+    expect((screen.getByTestId("pc-send") as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.keyDown(input, { key: "Enter" });
+    expect(c.send).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByTestId("pc-stop"));
+    expect(c.stop).toHaveBeenCalled();
+  });
+
+  it("shows the context bar, connection status and an error banner with retry", () => {
+    const c = chat({
+      context: { ...CONTEXT, symptoms: ["leaking"] },
+      status: "reconnecting",
+      error: { code: "rate_limited", message: "slow down" },
+    });
+    render(<ChatPanel chat={c} />);
+    expect(screen.getByTestId("pc-context-model").textContent).toContain("WDT780SAEM1");
+    expect(screen.getByTestId("pc-context-part").textContent).toContain("PS11752778");
+    expect(screen.getByTestId("pc-context-symptoms").textContent).toContain("leaking");
+    expect(screen.getByTestId("pc-connection").dataset.status).toBe("reconnecting");
+    expect(screen.getByTestId("pc-error").dataset.code).toBe("rate_limited");
+    fireEvent.click(screen.getByTestId("pc-error-retry"));
+    expect(c.retry).toHaveBeenCalled();
+    fireEvent.click(screen.getByTestId("pc-error-dismiss"));
+    expect(c.dismissError).toHaveBeenCalled();
+  });
+
+  it("announces a finished answer in the polite live region", () => {
+    const c = chat();
+    const { rerender } = render(<ChatPanel chat={c} />);
+    const live = screen.getByTestId("pc-live");
+    expect(live.getAttribute("aria-live")).toBe("polite");
+    expect(live.textContent).toBe("");
+    act(() => {
+      rerender(
+        <ChatPanel chat={chat({ announcement: { id: "a1", text: "It **fits** [video](https://x.example).", finishReason: "stop" } })} />,
+      );
+    });
+    expect(screen.getByTestId("pc-live").textContent).toBe("Answer: It fits video.");
+  });
+});

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import pytest
+
+from partchat.catalog import Catalog
+
+
+@pytest.mark.parametrize("text", ["no ice", "ice maker stopped working", "not producing ice",
+                                  "Ice maker not making ice"])
+async def test_ice_synonyms(catalog: Catalog, text: str) -> None:
+    found = await catalog.match_symptoms(text, "refrigerator")
+    assert [s["label"] for s in found] == ["Ice maker not making ice"]
+
+
+async def test_vocabulary_per_appliance(catalog: Catalog) -> None:
+    for app in ("refrigerator", "dishwasher"):
+        vocab = await catalog.symptoms(app)  # type: ignore[arg-type]
+        assert len(vocab) >= 15
+        for s in vocab:
+            assert s["id"].startswith(app + "/")
+            assert s["synonyms"] and all(x == x.lower() for x in s["synonyms"])
+            assert "’" not in s["label"]
+
+
+async def test_match_in_free_text_detects_appliance(catalog: Catalog) -> None:
+    found = await catalog.match_symptoms(
+        "My Whirlpool dishwasher won't drain and there's standing water; it's also noisy")
+    labels = [s["label"] for s in found]
+    assert labels[:2] == ["Not draining", "Noisy"] or set(labels) >= {"Not draining", "Noisy"}
+    assert all(s["appliance"] == "dishwasher" for s in found)
+    assert await catalog.match_symptoms("hello there") == []
+
+
+async def test_longer_phrase_wins(catalog: Catalog) -> None:
+    found = await catalog.match_symptoms("the freezer not cold at all", "refrigerator")
+    assert [s["label"] for s in found] == ["Freezer section too warm"]
+
+
+async def test_diagnose_not_draining_ranks_drain_pump(catalog: Catalog) -> None:
+    d = await catalog.diagnose("dishwasher", ["not draining"], model="WDT780SAEM1")
+    assert d["symptoms"] == ["Not draining"]
+    top3 = [c["part"]["ps_number"] for c in d["candidates"][:3]]
+    assert "PS11753379" in top3
+    assert d["guides"] and d["guides"][0]["symptom"] == "Not draining"
+    assert all(c["fits"] == "fits" for c in d["candidates"])
+    first = d["candidates"][0]
+    assert "*Not draining*" in first["reason"]
+
+
+async def test_diagnose_without_model_uses_guide_order(catalog: Catalog) -> None:
+    d = await catalog.diagnose(None, ["no ice"])
+    assert d["appliance"] == "refrigerator"
+    assert d["symptoms"] == ["Ice maker not making ice"]
+    assert d["candidates"]
+    assert d["candidates"][0]["reason"].startswith("the most common cause of")
+    types = {c["part_type"] for c in d["candidates"]}
+    assert types & {"Water Inlet Valve", "Ice Maker Assembly", "Ice Maker Fill Tube"}
+
+
+async def test_diagnose_reports_unrecognised(catalog: Catalog) -> None:
+    d = await catalog.diagnose("dishwasher", ["Not draining", "purple unicorn glitter"])
+    assert d["symptoms"] == ["Not draining"]
+    assert d["unrecognised"] == ["purple unicorn glitter"]
+    d2 = await catalog.diagnose("dishwasher", ["dishwasher/not-draining"], model="NOPE123")
+    assert d2["candidates"] and all(c["fits"] == "unknown_model" for c in d2["candidates"])

@@ -1,0 +1,665 @@
+"""The durable session store (partchat.sessions) against real SQLite files."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from partchat.sessions import (
+    SCHEMA_VERSION,
+    SessionStore,
+    StorageUnavailable,
+    StoreError,
+    UnknownSession,
+    UnknownTurn,
+    empty_context,
+    new_message_id,
+    new_session_id,
+    new_turn_id,
+    purge_sessions,
+)
+
+URL_SAFE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+class Clock:
+    """A settable clock."""
+
+    def __init__(self, now: float = 1_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "sessions.db"
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def store(db_path: Path, clock: Clock) -> AsyncIterator[SessionStore]:
+    s = await SessionStore.open(db_path, clock=clock)
+    yield s
+    await s.close()
+
+
+def rows(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Read committed data through a separate, plain sqlite3 connection."""
+    with sqlite3.connect(path) as conn:
+        return list(conn.execute(sql, params))
+
+
+async def pragma(db: Any, name: str) -> Any:
+    (row,) = await db.execute_fetchall(f"PRAGMA {name}")
+    return row[0]
+
+
+def count(path: Path, table: str) -> int:
+    return int(rows(path, f"SELECT COUNT(*) FROM {table}")[0][0])
+
+
+async def finish(
+    store: SessionStore,
+    turn_id: str,
+    text: str = "answer",
+    *,
+    status: Any = "complete",
+    finish_reason: Any = "stop",
+    last_seq: int = 5,
+    context: dict[str, Any] | None = None,
+    tool_outputs: list[dict[str, Any]] | None = None,
+) -> str:
+    return await store.finish_turn(
+        turn_id,
+        text=text,
+        status=status,
+        finish_reason=finish_reason,
+        tool_outputs=tool_outputs or [],
+        context=context or empty_context(),
+        last_seq=last_seq,
+        timings={"llm_ms": 12.5},
+    )
+
+
+# ----------------------------------------------------------------------------- open
+
+
+async def test_open_configures_the_database(store: SessionStore, db_path: Path) -> None:
+    assert await store.schema_version() == SCHEMA_VERSION
+    assert rows(db_path, "PRAGMA user_version")[0][0] == SCHEMA_VERSION
+    assert rows(db_path, "PRAGMA journal_mode")[0][0] == "wal"
+    db = store._db
+    assert db is not None
+    assert await pragma(db, "foreign_keys") == 1
+    assert await pragma(db, "busy_timeout") == 5000
+    assert await pragma(db, "synchronous") == 1  # NORMAL
+
+
+async def test_open_refuses_a_newer_schema(db_path: Path) -> None:
+    store = await SessionStore.open(db_path)
+    await store.close()
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match="newer"):
+        await SessionStore.open(db_path)
+
+
+async def test_closed_store_reports_unavailable(db_path: Path) -> None:
+    store = await SessionStore.open(db_path)
+    await store.close()
+    await store.close()  # twice is fine
+    with pytest.raises(StorageUnavailable):
+        await store.create_session()
+    with pytest.raises(StorageUnavailable):
+        await store.get_session(new_session_id())
+
+
+# ----------------------------------------------------------------------------- sessions
+
+
+async def test_create_and_get_session(store: SessionStore, clock: Clock) -> None:
+    created = await store.create_session()
+    assert created.created_at == created.updated_at == clock.now
+    assert created.context == empty_context()
+    assert (created.last_seq, created.seq_reserved) == (0, 0)
+
+    got = await store.get_session(created.id)
+    assert got == created
+
+
+async def test_empty_context_is_fresh_each_time() -> None:
+    a = empty_context()
+    a["symptoms"].append("leaking")
+    assert empty_context() == {
+        "productModel": None,
+        "partNumber": None,
+        "symptoms": [],
+        "applianceType": None,
+    }
+
+
+@pytest.mark.parametrize(
+    "bad_id",
+    ["", "short", "a" * 65, "../../etc/passwd", "abc def ghi jkl mno", "x" * 20 + "\n", "é" * 22],
+)
+async def test_malformed_session_ids_are_none_without_a_query(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch, bad_id: str
+) -> None:
+    async def boom(*args: object, **kwargs: object) -> None:
+        raise AssertionError("queried the database for a malformed id")
+
+    assert store._db is not None
+    monkeypatch.setattr(store._db, "execute_fetchall", boom)
+    monkeypatch.setattr(store._db, "execute", boom)
+    assert await store.get_session(bad_id) is None
+    assert await store.running_turn(bad_id) is None
+    assert await store.history(bad_id) == []
+    assert await store.get_turn(bad_id) is None
+    with pytest.raises(UnknownSession):
+        await store.begin_turn(bad_id, "c1", "hi", seq_reserved=1)
+
+
+async def test_unknown_session_id_is_none(store: SessionStore) -> None:
+    assert await store.get_session(new_session_id()) is None
+    with pytest.raises(UnknownSession):
+        await store.begin_turn(new_session_id(), "c1", "hi", seq_reserved=1)
+    with pytest.raises(UnknownSession):
+        await store.save_context(new_session_id(), empty_context())
+
+
+async def test_save_context(store: SessionStore, clock: Clock) -> None:
+    session = await store.create_session()
+    clock.now += 10
+    ctx = {**empty_context(), "productModel": "WRS325SDHZ", "symptoms": ["no ice"]}
+    await store.save_context(session.id, ctx)
+    got = await store.get_session(session.id)
+    assert got is not None
+    assert got.context == ctx
+    assert got.updated_at == clock.now
+
+
+async def test_session_ids_are_unique_url_safe_and_long() -> None:
+    ids = [new_session_id() for _ in range(10_000)]
+    assert len(set(ids)) == len(ids)
+    assert all(len(i) >= 22 and URL_SAFE.fullmatch(i) for i in ids)
+    turn, message = new_turn_id(), new_message_id()
+    assert turn.startswith("t_") and URL_SAFE.fullmatch(turn) and len(turn) >= 16
+    assert message.startswith("m_") and URL_SAFE.fullmatch(message) and len(message) >= 16
+
+
+async def test_created_sessions_have_distinct_ids(store: SessionStore) -> None:
+    sessions = [await store.create_session() for _ in range(50)]
+    assert len({s.id for s in sessions}) == 50
+
+
+# ----------------------------------------------------------------------------- turns
+
+
+async def test_begin_turn_stores_user_message(
+    store: SessionStore, db_path: Path, clock: Clock
+) -> None:
+    session = await store.create_session()
+    clock.now += 5
+    begun = await store.begin_turn(session.id, "client-1", "my ice maker stopped", seq_reserved=7)
+    assert begun.duplicate is False
+    assert begun.turn.status == "running"
+    assert begun.turn.session_id == session.id
+    assert begun.turn.client_message_id == "client-1"
+    assert begun.turn.finish_reason is None
+    assert begun.turn.started_at == clock.now
+
+    # committed: visible through another connection
+    assert rows(db_path, "SELECT role, text, status, turn_id FROM messages") == [
+        ("user", "my ice maker stopped", "complete", begun.turn.id)
+    ]
+    assert await store.get_turn(begun.turn.id) == begun.turn
+    assert await store.running_turn(session.id) == begun.turn
+    got = await store.get_session(session.id)
+    assert got is not None
+    assert got.seq_reserved == 7
+    assert got.updated_at == clock.now
+    assert await store.history(session.id) == [
+        {
+            "id": begun.user_message_id,
+            "role": "user",
+            "text": "my ice maker stopped",
+            "turnId": begun.turn.id,
+            "status": "complete",
+            "toolOutputs": [],
+        }
+    ]
+
+
+async def test_begin_turn_is_idempotent_on_client_message_id(
+    store: SessionStore, db_path: Path
+) -> None:
+    session = await store.create_session()
+    first = await store.begin_turn(session.id, "client-1", "hello", seq_reserved=3)
+    again = await store.begin_turn(session.id, "client-1", "hello (resent)", seq_reserved=9)
+    assert again.duplicate is True
+    assert again.turn == first.turn
+    assert again.user_message_id == first.user_message_id
+    assert count(db_path, "turns") == 1
+    assert count(db_path, "messages") == 1
+    assert await store.count_user_messages() == 1
+    got = await store.get_session(session.id)
+    assert got is not None
+    assert got.seq_reserved == 3  # the duplicate wrote nothing
+
+    # the same client id in another session is a different message
+    other = await store.create_session()
+    elsewhere = await store.begin_turn(other.id, "client-1", "hello", seq_reserved=1)
+    assert elsewhere.duplicate is False
+    assert elsewhere.turn.id != first.turn.id
+
+    # a duplicate of a finished turn returns the finished turn
+    await finish(store, first.turn.id)
+    done = await store.begin_turn(session.id, "client-1", "hello", seq_reserved=3)
+    assert done.duplicate is True
+    assert done.turn.status == "complete"
+
+
+async def test_begin_turn_rejects_bad_client_message_ids(store: SessionStore) -> None:
+    session = await store.create_session()
+    with pytest.raises(ValueError):
+        await store.begin_turn(session.id, "", "hi", seq_reserved=1)
+    with pytest.raises(ValueError):
+        await store.begin_turn(session.id, "x" * 257, "hi", seq_reserved=1)
+
+
+async def test_finish_turn_stores_answer_and_updates_turn_and_session(
+    store: SessionStore, db_path: Path, clock: Clock
+) -> None:
+    session = await store.create_session()
+    begun = await store.begin_turn(session.id, "c1", "part for WRS325SDHZ?", seq_reserved=20)
+    clock.now += 3
+    ctx = {
+        "productModel": "WRS325SDHZ",
+        "partNumber": "PS11752778",
+        "symptoms": ["ice maker not making ice"],
+        "applianceType": "refrigerator",
+    }
+    outputs = [{"toolName": "search_parts", "output": {"parts": [{"partNumber": "PS11752778"}]}}]
+    message_id = await finish(
+        store, begun.turn.id, "Try PS11752778.", last_seq=17, context=ctx, tool_outputs=outputs
+    )
+    assert message_id.startswith("m_")
+
+    turn = await store.get_turn(begun.turn.id)
+    assert turn is not None
+    assert turn.status == "complete"
+    assert turn.finish_reason == "stop"
+    assert turn.ended_at == clock.now
+    assert turn.timings == {"llm_ms": 12.5}
+    assert await store.running_turn(session.id) is None
+
+    got = await store.get_session(session.id)
+    assert got is not None
+    assert got.context == ctx
+    assert got.last_seq == 17
+    assert got.seq_reserved == 20
+    assert got.updated_at == clock.now
+
+    history = await store.history(session.id)
+    assert [(m["role"], m["text"], m["status"]) for m in history] == [
+        ("user", "part for WRS325SDHZ?", "complete"),
+        ("assistant", "Try PS11752778.", "complete"),
+    ]
+    assert history[1]["id"] == message_id
+    assert history[1]["toolOutputs"] == outputs
+    assert rows(db_path, "SELECT role FROM messages WHERE id = ?", (message_id,)) == [
+        ("assistant",)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "reason", "turn_status"),
+    [
+        ("The ice maker", "partial", "aborted", "aborted"),
+        ("", "failed", "error", "failed"),
+        ("Long answer cut", "partial", "length", "complete"),
+    ],
+)
+async def test_finish_turn_partial_and_failed(
+    store: SessionStore, text: str, status: str, reason: str, turn_status: str
+) -> None:
+    session = await store.create_session()
+    begun = await store.begin_turn(session.id, "c1", "hi", seq_reserved=4)
+    await finish(store, begun.turn.id, text, status=status, finish_reason=reason)
+    turn = await store.get_turn(begun.turn.id)
+    assert turn is not None
+    assert (turn.status, turn.finish_reason) == (turn_status, reason)
+    answer = (await store.history(session.id))[-1]
+    assert (answer["role"], answer["text"], answer["status"]) == ("assistant", text, status)
+
+
+async def test_finish_turn_twice_is_a_no_op(store: SessionStore, db_path: Path) -> None:
+    session = await store.create_session()
+    begun = await store.begin_turn(session.id, "c1", "hi", seq_reserved=4)
+    first = await finish(store, begun.turn.id, "answer", last_seq=4)
+    second = await finish(
+        store,
+        begun.turn.id,
+        "other",
+        status="failed",
+        finish_reason="error",
+        last_seq=99,
+        context={**empty_context(), "partNumber": "X"},
+    )
+    assert second == first
+    assert count(db_path, "messages") == 2
+    turn = await store.get_turn(begun.turn.id)
+    assert turn is not None
+    assert turn.status == "complete"
+    got = await store.get_session(session.id)
+    assert got is not None
+    assert (got.last_seq, got.context) == (4, empty_context())
+
+
+async def test_finish_turn_validates(store: SessionStore) -> None:
+    session = await store.create_session()
+    begun = await store.begin_turn(session.id, "c1", "hi", seq_reserved=1)
+    with pytest.raises(UnknownTurn):
+        await finish(store, "t_" + "a" * 16)
+    with pytest.raises(UnknownTurn):
+        await finish(store, "nope")
+    with pytest.raises(ValueError):
+        await finish(store, begun.turn.id, status="done")
+    with pytest.raises(ValueError):
+        await finish(store, begun.turn.id, finish_reason="timeout")
+    turn = await store.get_turn(begun.turn.id)
+    assert turn is not None and turn.status == "running"
+
+
+async def test_last_seq_and_seq_reserved_never_go_back(store: SessionStore) -> None:
+    session = await store.create_session()
+    t1 = await store.begin_turn(session.id, "c1", "a", seq_reserved=50)
+    await finish(store, t1.turn.id, last_seq=40)
+    t2 = await store.begin_turn(session.id, "c2", "b", seq_reserved=10)
+    await finish(store, t2.turn.id, last_seq=5)
+    got = await store.get_session(session.id)
+    assert got is not None
+    assert (got.last_seq, got.seq_reserved) == (40, 50)
+
+
+# ----------------------------------------------------------------------------- history
+
+
+async def test_history_order_and_limit(store: SessionStore, clock: Clock) -> None:
+    session = await store.create_session()
+    other = await store.create_session()
+    expected: list[str] = []
+    for i in range(6):
+        clock.now -= 1  # a clock going backwards must not reorder history
+        begun = await store.begin_turn(session.id, f"c{i}", f"question {i}", seq_reserved=i)
+        await store.begin_turn(other.id, f"c{i}", "noise", seq_reserved=i)
+        await finish(store, begun.turn.id, f"answer {i}")
+        expected += [f"question {i}", f"answer {i}"]
+
+    full = await store.history(session.id)
+    assert [m["text"] for m in full] == expected
+    assert [m["role"] for m in full] == ["user", "assistant"] * 6
+    assert [m["text"] for m in await store.history(session.id, limit=3)] == expected[-3:]
+    assert [m["text"] for m in await store.history(session.id, limit=100)] == expected
+    assert await store.history(session.id, limit=0) == []
+    assert await store.history(new_session_id()) == []
+
+
+# ----------------------------------------------------------------------------- restart
+
+
+async def test_reopen_keeps_sessions_context_and_history(db_path: Path, clock: Clock) -> None:
+    store = await SessionStore.open(db_path, clock=clock)
+    session = await store.create_session()
+    begun = await store.begin_turn(session.id, "c1", "dishwasher leaks", seq_reserved=9)
+    ctx = {**empty_context(), "applianceType": "dishwasher", "symptoms": ["leaking"]}
+    await finish(store, begun.turn.id, "Check the door gasket.", context=ctx, last_seq=8)
+    before = await store.history(session.id)
+    await store.close()
+
+    reopened = await SessionStore.open(db_path, clock=clock)
+    try:
+        got = await reopened.get_session(session.id)
+        assert got is not None
+        assert got.context == ctx
+        assert (got.last_seq, got.seq_reserved) == (8, 9)
+        assert await reopened.history(session.id) == before
+        assert len(before) == 2
+        turn = await reopened.get_turn(begun.turn.id)
+        assert turn is not None and turn.status == "complete"
+        # still idempotent after a restart
+        again = await reopened.begin_turn(session.id, "c1", "dishwasher leaks", seq_reserved=9)
+        assert again.duplicate is True and again.turn.id == begun.turn.id
+    finally:
+        await reopened.close()
+
+
+async def test_mark_interrupted_after_a_crash(db_path: Path, clock: Clock) -> None:
+    store = await SessionStore.open(db_path, clock=clock)
+    session = await store.create_session()
+    done = await store.begin_turn(session.id, "c0", "first", seq_reserved=2)
+    await finish(store, done.turn.id, "fine")
+    crashed = await store.begin_turn(session.id, "c1", "second", seq_reserved=6)
+    await store.close()  # the process dies mid-turn: finish_turn never runs
+
+    clock.now += 60
+    store = await SessionStore.open(db_path, clock=clock)
+    try:
+        assert await store.running_turn(session.id) is not None
+        assert await store.mark_interrupted() == 1
+        assert await store.mark_interrupted() == 0
+        turn = await store.get_turn(crashed.turn.id)
+        assert turn is not None
+        assert turn.status == "interrupted"
+        assert turn.ended_at == clock.now
+        assert await store.running_turn(session.id) is None
+        history = await store.history(session.id)
+        assert [(m["role"], m["text"], m["status"]) for m in history] == [
+            ("user", "first", "complete"),
+            ("assistant", "fine", "complete"),
+            ("user", "second", "complete"),
+            ("assistant", "", "interrupted"),
+        ]
+        # a late finish_turn for the interrupted turn changes nothing
+        assert await finish(store, crashed.turn.id, "late") == history[-1]["id"]
+        assert len(await store.history(session.id)) == 4
+    finally:
+        await store.close()
+
+
+# ----------------------------------------------------------------------------- purge
+
+
+async def test_purge_by_age(db_path: Path, clock: Clock) -> None:
+    store = await SessionStore.open(db_path, clock=clock)
+    clock.now = 0.0
+    old = await store.create_session()
+    t = await store.begin_turn(old.id, "c1", "old question", seq_reserved=1)
+    await finish(store, t.turn.id, "old answer")
+    clock.now = 100.0
+    fresh = await store.create_session()
+    await store.begin_turn(fresh.id, "c1", "new question", seq_reserved=1)
+
+    clock.now = 200.0
+    assert await store.purge_older_than(150) == 1
+    assert await store.get_session(old.id) is None
+    assert await store.get_session(fresh.id) is not None
+    assert await store.history(old.id) == []
+    assert rows(db_path, "SELECT COUNT(*) FROM turns WHERE session_id = ?", (old.id,)) == [(0,)]
+    assert count(db_path, "messages") == 1
+    assert await store.purge_older_than(150) == 0
+    with pytest.raises(ValueError):
+        await store.purge_older_than(-1)
+    await store.close()
+
+    # the CLI's convenience function
+    assert await purge_sessions(db_path, 50, clock=Clock(200.0)) == 1
+    assert count(db_path, "sessions") == 0
+    missing = db_path.parent / "missing.db"
+    assert await purge_sessions(missing, 0) == 0
+    assert not missing.exists()
+
+
+# ----------------------------------------------------------------------------- failures
+
+
+async def test_begin_turn_disk_full_leaves_nothing(
+    store: SessionStore, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = await store.create_session()
+    db = store._db
+    assert db is not None
+    real_execute = db.execute
+
+    def failing_execute(sql: str, *args: Any, **kwargs: Any) -> Any:
+        if sql.startswith("INSERT INTO messages"):  # after the turn row and session update
+            raise sqlite3.OperationalError("database or disk is full")
+        return real_execute(sql, *args, **kwargs)
+
+    monkeypatch.setattr(db, "execute", failing_execute)
+    with pytest.raises(StorageUnavailable, match="storage is full") as info:
+        await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
+    assert isinstance(info.value.__cause__, sqlite3.OperationalError)
+    assert count(db_path, "turns") == 0
+    assert count(db_path, "messages") == 0
+    got = await store.get_session(session.id)
+    assert got is not None and got.seq_reserved == 0
+
+    # the connection is not left inside a transaction: the retry goes through
+    monkeypatch.undo()
+    begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
+    assert begun.duplicate is False
+    assert count(db_path, "turns") == 1
+
+
+async def test_finish_turn_failure_rolls_back(
+    store: SessionStore, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = await store.create_session()
+    begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
+    db = store._db
+    assert db is not None
+    real_execute = db.execute
+
+    def failing_execute(sql: str, *args: Any, **kwargs: Any) -> Any:
+        if sql.startswith("UPDATE sessions"):  # the last statement of finish_turn
+            raise sqlite3.OperationalError("disk I/O error")
+        return real_execute(sql, *args, **kwargs)
+
+    monkeypatch.setattr(db, "execute", failing_execute)
+    with pytest.raises(StorageUnavailable, match="I/O"):
+        await finish(store, begun.turn.id, "answer")
+    monkeypatch.undo()
+    assert count(db_path, "messages") == 1
+    turn = await store.get_turn(begun.turn.id)
+    assert turn is not None and turn.status == "running"
+    # and it can be retried
+    await finish(store, begun.turn.id, "answer")
+    assert count(db_path, "messages") == 2
+
+
+async def test_query_only_connection_refuses_writes(store: SessionStore, db_path: Path) -> None:
+    session = await store.create_session()
+    begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=1)
+    assert store._db is not None
+    await store._db.execute("PRAGMA query_only = ON")
+    with pytest.raises(StorageUnavailable, match="read-only"):
+        await store.begin_turn(session.id, "c2", "again", seq_reserved=2)
+    with pytest.raises(StorageUnavailable):
+        await finish(store, begun.turn.id)
+    assert count(db_path, "turns") == 1
+    assert count(db_path, "messages") == 1
+    assert len(await store.history(session.id)) == 1  # reads still work
+
+
+async def test_readonly_store(db_path: Path) -> None:
+    writer = await SessionStore.open(db_path)
+    session = await writer.create_session()
+    await writer.close()
+
+    reader = await SessionStore.open(db_path, readonly=True)
+    try:
+        got = await reader.get_session(session.id)
+        assert got is not None and got.id == session.id
+        with pytest.raises(StorageUnavailable):
+            await reader.begin_turn(session.id, "c1", "hello", seq_reserved=1)
+        with pytest.raises(StorageUnavailable):
+            await reader.create_session()
+    finally:
+        await reader.close()
+    assert count(db_path, "turns") == 0
+
+
+async def test_readonly_open_of_a_missing_file_fails(tmp_path: Path) -> None:
+    with pytest.raises(StorageUnavailable):
+        await SessionStore.open(tmp_path / "nothing.db", readonly=True)
+
+
+async def test_locked_database_is_unavailable(db_path: Path) -> None:
+    store = await SessionStore.open(db_path, busy_timeout_ms=50)
+    session = await store.create_session()
+    other = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        with pytest.raises(StorageUnavailable, match="busy"):
+            await store.begin_turn(session.id, "c1", "hello", seq_reserved=1)
+        other.execute("ROLLBACK")
+        begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=1)
+        assert begun.duplicate is False
+    finally:
+        other.close()
+        await store.close()
+
+
+async def test_cancelled_begin_turn_is_all_or_nothing(store: SessionStore, db_path: Path) -> None:
+    session = await store.create_session()
+    for n in range(30):  # cancel before, during and after the transaction
+        task = asyncio.create_task(
+            store.begin_turn(session.id, f"c{n}", "hello", seq_reserved=n + 1)
+        )
+        for _ in range(n):
+            await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        turns = count(db_path, "turns")
+        assert count(db_path, "messages") == turns
+    # the store still works and nothing is left open
+    begun = await store.begin_turn(session.id, "final", "hello", seq_reserved=99)
+    assert begun.duplicate is False
+    assert count(db_path, "messages") == count(db_path, "turns")
+
+
+# ----------------------------------------------------------------------------- concurrency
+
+
+async def test_concurrent_turns_on_different_sessions(store: SessionStore, db_path: Path) -> None:
+    sessions = await asyncio.gather(*(store.create_session() for _ in range(200)))
+    begun = await asyncio.gather(
+        *(
+            store.begin_turn(s.id, "c1", f"question {i}", seq_reserved=i)
+            for i, s in enumerate(sessions)
+        )
+    )
+    assert all(not b.duplicate for b in begun)
+    assert len({b.turn.id for b in begun}) == 200
+    assert await store.count_user_messages() == 200
+
+    await asyncio.gather(*(finish(store, b.turn.id, f"answer {i}") for i, b in enumerate(begun)))
+    assert count(db_path, "messages") == 400
+    assert rows(db_path, "SELECT COUNT(*) FROM turns WHERE status = 'complete'") == [(200,)]
+    for i, s in enumerate(sessions[:5]):
+        assert [m["text"] for m in await store.history(s.id)] == [f"question {i}", f"answer {i}"]
