@@ -55,7 +55,7 @@ catalog: install-py
 
 # --- the two commands -------------------------------------------------------------------
 run: install
-	$(BIN)/partchat serve
+	PARTCHAT_OFFLINE_DELAY_MS=$${PARTCHAT_OFFLINE_DELAY_MS:-15} $(BIN)/partchat serve
 
 test: install chromium
 	$(MAKE) --no-print-directory lint

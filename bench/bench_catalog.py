@@ -29,9 +29,20 @@ sys.path.insert(0, str(REPO / "bench"))
 from catalog_synth import generate  # noqa: E402
 from partchat.catalog import Catalog, build_catalog  # noqa: E402
 
-REAL_SEARCHES = ["drain pump", "ice maker", "door gasket whirlpool", "water inlet valve",
-                 "W10195416", "door shelf bin", "spray arm", "lower dishrack wheel",
-                 "refrigerator water filter", "defrost heater", "PS11752778", "wheels"]
+REAL_SEARCHES = [
+    "drain pump",
+    "ice maker",
+    "door gasket whirlpool",
+    "water inlet valve",
+    "W10195416",
+    "door shelf bin",
+    "spray arm",
+    "lower dishrack wheel",
+    "refrigerator water filter",
+    "defrost heater",
+    "PS11752778",
+    "wheels",
+]
 
 
 def _pct(samples: list[float], q: float) -> float:
@@ -39,8 +50,9 @@ def _pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _time(fn: Callable[[Any], Awaitable[Any]], args: list[Any],
-                rounds: int) -> dict[str, float]:
+async def _time(
+    fn: Callable[[Any], Awaitable[Any]], args: list[Any], rounds: int
+) -> dict[str, float]:
     for a in args:  # warm
         await fn(a)
     samples: list[float] = []
@@ -49,47 +61,82 @@ async def _time(fn: Callable[[Any], Awaitable[Any]], args: list[Any],
             t = time.perf_counter_ns()
             await fn(a)
             samples.append((time.perf_counter_ns() - t) / 1e6)
-    return {"n": len(samples), "p50_ms": round(statistics.median(samples), 3),
-            "p99_ms": round(_pct(samples, 0.99), 3), "max_ms": round(max(samples), 3)}
+    return {
+        "n": len(samples),
+        "p50_ms": round(statistics.median(samples), 3),
+        "p99_ms": round(_pct(samples, 0.99), 3),
+        "max_ms": round(max(samples), 3),
+    }
 
 
 async def run_queries(db: Path, rounds: int, seed: int = 1) -> dict[str, dict[str, float]]:
     rng = random.Random(seed)
     cat = await Catalog.open(db)
     try:
-        parts = [r[0] for r in await cat._conn.execute_fetchall(
-            "SELECT ps_number FROM parts ORDER BY random() LIMIT 200")]
-        mfrs = [r[0] for r in await cat._conn.execute_fetchall(
-            "SELECT mfr_number FROM parts WHERE mfr_number IS NOT NULL "
-            "ORDER BY random() LIMIT 100")]
-        pairs = [tuple(r) for r in await cat._conn.execute_fetchall(
-            "SELECT p.ps_number, m.model_number FROM compat c JOIN parts p ON p.id = c.part_id "
-            "JOIN models m ON m.id = c.model_id ORDER BY random() LIMIT 100")]
-        models = [r[0] for r in await cat._conn.execute_fetchall(
-            "SELECT model_number FROM models WHERE part_count > 0 ORDER BY random() LIMIT 100")]
+        parts = [
+            r[0]
+            for r in await cat._conn.execute_fetchall(
+                "SELECT ps_number FROM parts ORDER BY random() LIMIT 200"
+            )
+        ]
+        mfrs = [
+            r[0]
+            for r in await cat._conn.execute_fetchall(
+                "SELECT mfr_number FROM parts WHERE mfr_number IS NOT NULL "
+                "ORDER BY random() LIMIT 100"
+            )
+        ]
+        pairs = [
+            tuple(r)
+            for r in await cat._conn.execute_fetchall(
+                "SELECT p.ps_number, m.model_number FROM compat c JOIN parts p ON p.id = c.part_id "
+                "JOIN models m ON m.id = c.model_id ORDER BY random() LIMIT 100"
+            )
+        ]
+        models = [
+            r[0]
+            for r in await cat._conn.execute_fetchall(
+                "SELECT model_number FROM models WHERE part_count > 0 ORDER BY random() LIMIT 100"
+            )
+        ]
         syms = await cat.symptoms()
-        types = [r[0] for r in await cat._conn.execute_fetchall(
-            "SELECT DISTINCT part_type FROM parts WHERE part_type IS NOT NULL LIMIT 60")]
+        types = [
+            r[0]
+            for r in await cat._conn.execute_fetchall(
+                "SELECT DISTINCT part_type FROM parts WHERE part_type IS NOT NULL LIMIT 60"
+            )
+        ]
         searches = REAL_SEARCHES + [t.lower() for t in types[:30]] + mfrs[:20]
         compat_args = list(pairs) + [(rng.choice(parts), rng.choice(models)) for _ in range(100)]
-        diag_args = [(s["appliance"], [rng.choice(s["synonyms"])],
-                      rng.choice(models) if i % 2 else None) for i, s in enumerate(syms * 3)]
-        model_args = models[:50] + [m[:-1] for m in models[:25]] + \
-            [m[:3] + m[4:] for m in models[:25]]
+        diag_args = [
+            (s["appliance"], [rng.choice(s["synonyms"])], rng.choice(models) if i % 2 else None)
+            for i, s in enumerate(syms * 3)
+        ]
+        model_args = (
+            models[:50] + [m[:-1] for m in models[:25]] + [m[:3] + m[4:] for m in models[:25]]
+        )
         out = {
             "search": await _time(lambda q: cat.search(q), searches, rounds),
-            "search_model": await _time(lambda a: cat.search(a[0], model=a[1]),
-                                        [(rng.choice(searches), rng.choice(models))
-                                         for _ in range(50)], rounds),
+            "search_model": await _time(
+                lambda a: cat.search(a[0], model=a[1]),
+                [(rng.choice(searches), rng.choice(models)) for _ in range(50)],
+                rounds,
+            ),
             "compatibility": await _time(lambda a: cat.compatibility(*a), compat_args, rounds),
-            "diagnose": await _time(lambda a: cat.diagnose(a[0], a[1], model=a[2]),
-                                    diag_args, rounds),
+            "diagnose": await _time(
+                lambda a: cat.diagnose(a[0], a[1], model=a[2]), diag_args, rounds
+            ),
             "get_part": await _time(lambda n: cat.get_part(n), parts + mfrs, rounds),
             "find_model": await _time(lambda m: cat.find_model(m), model_args, rounds),
             "match_symptoms": await _time(
                 lambda t: cat.match_symptoms(t),
-                ["my fridge is not cold and the ice maker stopped working",
-                 "dishwasher won't drain, water sitting in the bottom", "hello"], rounds),
+                [
+                    "my fridge is not cold and the ice maker stopped working",
+                    "dishwasher won't drain, water sitting in the bottom",
+                    "hello",
+                ],
+                rounds,
+            ),
         }
         return out
     finally:

@@ -32,23 +32,47 @@ from partchat.catalog.importer import (  # noqa: E402
 )
 from partchat.catalog.vocab import PART_TYPES  # noqa: E402
 
-BRANDS = ("Whirlpool", "GE", "Frigidaire", "Samsung", "LG", "Bosch", "Kenmore", "Maytag",
-          "KitchenAid", "Electrolux")
+BRANDS = (
+    "Whirlpool",
+    "GE",
+    "Frigidaire",
+    "Samsung",
+    "LG",
+    "Bosch",
+    "Kenmore",
+    "Maytag",
+    "KitchenAid",
+    "Electrolux",
+)
 AVAILABILITY = ("In Stock", "In Stock", "In Stock", "Special Order", "On Order")
 DIFFICULTY = ("Really Easy", "Easy", "Very Easy", "A Bit Difficult", "Difficult")
 TIMES = ("Less than 15 mins", "15 - 30 mins", "30 - 60 mins", "1- 2 hours")
-QUALIFIERS = ("Upper", "Lower", "Left", "Right", "Front", "Rear", "White", "Black", "Kit",
-              "Assembly", "Replacement", "Inner", "Outer", "Stainless")
+QUALIFIERS = (
+    "Upper",
+    "Lower",
+    "Left",
+    "Right",
+    "Front",
+    "Rear",
+    "White",
+    "Black",
+    "Kit",
+    "Assembly",
+    "Replacement",
+    "Inner",
+    "Outer",
+    "Stainless",
+)
 APPS = ("refrigerator", "dishwasher")
 
 
 def _gz(path: Path) -> gzip.GzipFile:
-    return gzip.GzipFile(filename="", mode="wb", fileobj=path.open("wb"), mtime=0,
-                         compresslevel=1)
+    return gzip.GzipFile(filename="", mode="wb", fileobj=path.open("wb"), mtime=0, compresslevel=1)
 
 
-def generate(out: Path, parts: int = 100_000, models: int = 50_000, pairs: int = 2_000_000,
-             seed: int = 7) -> dict[str, int]:
+def generate(
+    out: Path, parts: int = 100_000, models: int = 50_000, pairs: int = 2_000_000, seed: int = 7
+) -> dict[str, int]:
     """Write a synthetic catalog to ``out``; return the counts."""
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
@@ -63,16 +87,21 @@ def generate(out: Path, parts: int = 100_000, models: int = 50_000, pairs: int =
             ptype = PART_TYPES[rng.randrange(len(PART_TYPES))]
             name = f"{rng.choice(QUALIFIERS)} {ptype}" if rng.random() < 0.6 else ptype
             rec = {
-                "ps_number": ps, "mfr_number": f"W{10_000_000 + i * 7}", "name": name,
-                "brand": BRANDS[rng.randrange(len(BRANDS))], "part_type": ptype,
-                "appliances": [app], "price_cents": rng.randrange(300, 40_000),
+                "ps_number": ps,
+                "mfr_number": f"W{10_000_000 + i * 7}",
+                "name": name,
+                "brand": BRANDS[rng.randrange(len(BRANDS))],
+                "part_type": ptype,
+                "appliances": [app],
+                "price_cents": rng.randrange(300, 40_000),
                 "availability": rng.choice(AVAILABILITY),
                 "video_url": f"https://www.youtube.com/watch?v=synth{i}" if i % 3 else None,
                 "rating_pct": rng.randrange(60, 101) if i % 4 else None,
                 "review_count": rng.randrange(0, 500) if i % 4 else None,
                 "replaces": [f"R{i}X{k}" for k in range(rng.randrange(0, 4))],
                 "symptoms": rng.sample(labels[app], rng.randrange(0, 5)),
-                "difficulty": rng.choice(DIFFICULTY), "install_time": rng.choice(TIMES),
+                "difficulty": rng.choice(DIFFICULTY),
+                "install_time": rng.choice(TIMES),
                 "details": True,
             }
             fh.write(orjson.dumps(rec, option=orjson.OPT_SORT_KEYS) + b"\n")
@@ -81,8 +110,12 @@ def generate(out: Path, parts: int = 100_000, models: int = 50_000, pairs: int =
         for i in range(models):
             app = APPS[i % 2]
             model_apps.append(app)
-            rec = {"model_number": f"M{app[0].upper()}{i:06d}X{i % 10}", "brand": BRANDS[i % 10],
-                   "appliance": app, "has_model_page": i % 5 == 0}
+            rec = {
+                "model_number": f"M{app[0].upper()}{i:06d}X{i % 10}",
+                "brand": BRANDS[i % 10],
+                "appliance": app,
+                "has_model_page": i % 5 == 0,
+            }
             fh.write(orjson.dumps(rec, option=orjson.OPT_SORT_KEYS) + b"\n")
     per_model, extra = divmod(pairs, models)
     written = 0

@@ -24,9 +24,7 @@ def catalog_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def server_factory(
-    tmp_path: Path, catalog_db: Path
-) -> Iterator[callable]:  # type: ignore[valid-type]
+def server_factory(tmp_path: Path, catalog_db: Path) -> Iterator[callable]:  # type: ignore[valid-type]
     started: list[ServerProcess] = []
 
     def make(name: str = "srv", **env: str) -> ServerProcess:

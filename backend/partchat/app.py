@@ -33,9 +33,7 @@ SWEEP_INTERVAL_S = 30.0
 SHUTDOWN_GRACE_S = 10.0
 
 
-async def open_services(
-    settings: Settings, *, chat_model: BaseChatModel | None = None
-) -> Services:
+async def open_services(settings: Settings, *, chat_model: BaseChatModel | None = None) -> Services:
     """Open the catalog (building it when missing or stale) and the session store."""
     from partchat.agent.graph import build_graph
     from partchat.agent.llm import make_chat_model

@@ -22,7 +22,9 @@ def in_stock(availability: str | None) -> bool:
     return "in stock" in low and not any(word in low for word in _OUT_OF_STOCK)
 
 
-def part_card(part: Part, *, fit: FitStatus | None = None, model: str | None = None) -> dict[str, Any]:
+def part_card(
+    part: Part, *, fit: FitStatus | None = None, model: str | None = None
+) -> dict[str, Any]:
     video = part["video_url"]
     return {
         "partNumber": part["ps_number"],

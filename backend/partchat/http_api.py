@@ -50,14 +50,16 @@ async def chat(request: Request) -> Response:
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return _error(400, "bad_request", "The body must be JSON: {\"message\": \"…\"}.")
+        return _error(400, "bad_request", 'The body must be JSON: {"message": "…"}.')
     if not isinstance(data, dict) or not isinstance(data.get("message"), str):
         return _error(400, "bad_request", "The body needs a string 'message'.")
     text: str = data["message"]
     if not text.strip():
         return _error(400, "bad_request", "The message is empty.")
     if len(text) > MAX_TEXT_CHARS:
-        return _error(413, "message_too_long", f"Messages are limited to {MAX_TEXT_CHARS} characters.")
+        return _error(
+            413, "message_too_long", f"Messages are limited to {MAX_TEXT_CHARS} characters."
+        )
     session_id = data.get("sessionId")
     if session_id is not None and not isinstance(session_id, str):
         return _error(400, "bad_request", "'sessionId' must be a string.")
@@ -74,7 +76,11 @@ async def chat(request: Request) -> Response:
     if run is not None and run.task is not None and run.turn_id == submitted.turn_id:
         await asyncio.shield(run.task)
     answer = next(
-        (m for m in reversed(hub.history) if m["turnId"] == submitted.turn_id and m["role"] == "assistant"),
+        (
+            m
+            for m in reversed(hub.history)
+            if m["turnId"] == submitted.turn_id and m["role"] == "assistant"
+        ),
         None,
     )
     if answer is None:
@@ -98,7 +104,9 @@ async def get_session(request: Request) -> Response:
         return _error(404, "not_found", "No such session.")
     hub = services.engine.hubs.get(session_id)
     if hub is not None:
-        return JSONResponse({"sessionId": session_id, "context": hub.context, "history": hub.history})
+        return JSONResponse(
+            {"sessionId": session_id, "context": hub.context, "history": hub.history}
+        )
     record = await services.store.get_session(session_id)
     if record is None:
         return _error(404, "not_found", "No such session.")

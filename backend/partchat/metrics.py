@@ -13,13 +13,21 @@ class Metrics:
         r = self.registry
         self.turns_started = Counter("partchat_turns_started", "Turns started", registry=r)
         self.turns = Counter(
-            "partchat_turns_finished", "Turns finished, by finish reason", ["finish_reason"], registry=r
+            "partchat_turns_finished",
+            "Turns finished, by finish reason",
+            ["finish_reason"],
+            registry=r,
         )
         self.deltas = Counter("partchat_text_deltas", "Text deltas streamed to clients", registry=r)
         self.tool_calls = Counter(
-            "partchat_tool_calls", "Tool calls, by tool and outcome", ["tool", "outcome"], registry=r
+            "partchat_tool_calls",
+            "Tool calls, by tool and outcome",
+            ["tool", "outcome"],
+            registry=r,
         )
-        self.connections = Gauge("partchat_open_connections", "Open WebSocket connections", registry=r)
+        self.connections = Gauge(
+            "partchat_open_connections", "Open WebSocket connections", registry=r
+        )
         self.turn_seconds = Histogram(
             "partchat_turn_seconds", "Whole-turn latency", buckets=_LATENCY_BUCKETS, registry=r
         )

@@ -204,9 +204,17 @@ def parse_client_frame(raw: str | bytes) -> ClientFrame:
     if not isinstance(kind, str):
         raise ProtocolError("bad_frame", "A frame needs a string 'type'.")
     if kind not in CLIENT_TYPES:
-        raise ProtocolError("unknown_type", f"Unknown frame type; expected one of {', '.join(CLIENT_TYPES)}.")
-    if kind == "message" and isinstance(data.get("text"), str) and len(data["text"]) > MAX_TEXT_CHARS:
-        raise ProtocolError("message_too_long", f"Messages are limited to {MAX_TEXT_CHARS} characters.")
+        raise ProtocolError(
+            "unknown_type", f"Unknown frame type; expected one of {', '.join(CLIENT_TYPES)}."
+        )
+    if (
+        kind == "message"
+        and isinstance(data.get("text"), str)
+        and len(data["text"]) > MAX_TEXT_CHARS
+    ):
+        raise ProtocolError(
+            "message_too_long", f"Messages are limited to {MAX_TEXT_CHARS} characters."
+        )
     errors = sorted(validator_for("ClientFrame").iter_errors(data), key=lambda e: e.path)
     if errors:
         best = _best_error(data, kind)
@@ -218,7 +226,12 @@ def parse_client_frame(raw: str | bytes) -> ClientFrame:
 
 def _best_error(data: dict[str, Any], kind: str) -> str:
     """A short, safe description: which field of which frame is wrong (no echo of input)."""
-    definition = {"hello": "HelloFrame", "message": "MessageFrame", "stop": "StopFrame", "ping": "PingFrame"}[kind]
+    definition = {
+        "hello": "HelloFrame",
+        "message": "MessageFrame",
+        "stop": "StopFrame",
+        "ping": "PingFrame",
+    }[kind]
     errors = list(validator_for(definition).iter_errors(data))
     if not errors:
         return f"Invalid {kind} frame."
@@ -228,7 +241,11 @@ def _best_error(data: dict[str, Any], kind: str) -> str:
         return f"Invalid {kind} frame: a required field is missing."
     if err.validator == "additionalProperties":
         return f"Invalid {kind} frame: unexpected fields."
-    return f"Invalid {kind} frame: field '{field}' has the wrong type or form." if field else f"Invalid {kind} frame."
+    return (
+        f"Invalid {kind} frame: field '{field}' has the wrong type or form."
+        if field
+        else f"Invalid {kind} frame."
+    )
 
 
 def encode(event: dict[str, Any] | TurnEvent | ReadyEvent) -> str:

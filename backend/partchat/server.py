@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import uvicorn
 
@@ -18,7 +19,7 @@ def configure_logging(settings: Settings) -> None:
 
 def serve(settings: Settings) -> None:
     configure_logging(settings)
-    common = {
+    common: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
         "log_level": settings.log_level,
@@ -32,9 +33,10 @@ def serve(settings: Settings) -> None:
     }
     if settings.workers > 1:
         # Each worker reads the same environment and builds its own app.
-        uvicorn.run("partchat.app:create_app_from_env", factory=True,
-                    workers=settings.workers, **common)  # type: ignore[arg-type]
+        uvicorn.run(
+            "partchat.app:create_app_from_env", factory=True, workers=settings.workers, **common
+        )
     else:
         from partchat.app import create_app
 
-        uvicorn.run(create_app(settings), **common)  # type: ignore[arg-type]
+        uvicorn.run(create_app(settings), **common)

@@ -42,6 +42,7 @@ class Settings:
     workers: int = 1
     max_connections_per_ip: int = 50
     static_dir: Path | None = None  # None: the frontend build shipped in the package
+    offline_token_delay_ms: float = 0.0  # the offline model's pause per streamed word
 
     @property
     def llm_kind(self) -> Literal["openai", "offline"]:
@@ -81,6 +82,7 @@ class Settings:
             workers=_int(e, "PARTCHAT_WORKERS", 1, 1, 64),
             max_connections_per_ip=_int(e, "PARTCHAT_MAX_CONNECTIONS_PER_IP", 50, 1, 100_000),
             static_dir=Path(e["PARTCHAT_STATIC_DIR"]) if e.get("PARTCHAT_STATIC_DIR") else None,
+            offline_token_delay_ms=_float(e, "PARTCHAT_OFFLINE_DELAY_MS", 0.0, allow_zero=True),
         )
 
 
@@ -97,16 +99,16 @@ def _int(e: Mapping[str, str], name: str, default: int, lo: int, hi: int) -> int
     return value
 
 
-def _float(e: Mapping[str, str], name: str, default: float) -> float:
+def _float(e: Mapping[str, str], name: str, default: float, *, allow_zero: bool = False) -> float:
     raw = e.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
         value = float(raw.strip())
     except ValueError:
-        raise SettingsError(f"{name}={raw!r}: expected a positive number of seconds") from None
-    if value <= 0:
-        raise SettingsError(f"{name}={raw!r}: expected a positive number of seconds")
+        raise SettingsError(f"{name}={raw!r}: expected a positive number") from None
+    if value < 0 or (value == 0 and not allow_zero):
+        raise SettingsError(f"{name}={raw!r}: expected a positive number")
     return value
 
 

@@ -62,7 +62,9 @@ def _update_events(node: str, update: Mapping[str, Any], turn_id: str) -> list[T
     events: list[TurnEvent] = []
     if node == "extract":
         events.append(
-            DataContextEvent(type="data-context", turnId=turn_id, context=_context_from_update(update))
+            DataContextEvent(
+                type="data-context", turnId=turn_id, context=_context_from_update(update)
+            )
         )
         return events
     for message in update.get("messages") or []:
@@ -118,10 +120,7 @@ def adapt(mode: str, chunk: Any, turn_id: str) -> list[TurnEvent]:
     """The protocol events for one ``(mode, chunk)`` item of ``graph.astream``."""
     if mode == "messages":
         message, metadata = chunk
-        if (
-            isinstance(message, AIMessageChunk)
-            and metadata.get("langgraph_node") == LLM_NODE
-        ):
+        if isinstance(message, AIMessageChunk) and metadata.get("langgraph_node") == LLM_NODE:
             text = _text_of(message.content)
             if text:
                 return [TextDeltaEvent(type="text-delta", turnId=turn_id, delta=text)]
@@ -146,6 +145,10 @@ def finish_reason_of(mode: str, chunk: Any) -> str | None:
 
 
 def context_of_update(mode: str, chunk: Any) -> Context | None:
-    if mode == "updates" and isinstance(chunk, Mapping) and isinstance(chunk.get("extract"), Mapping):
+    if (
+        mode == "updates"
+        and isinstance(chunk, Mapping)
+        and isinstance(chunk.get("extract"), Mapping)
+    ):
         return _context_from_update(chunk["extract"])
     return None

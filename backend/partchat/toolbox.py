@@ -65,7 +65,9 @@ def load_contracts(directory: Path | None = None) -> tuple[dict[str, Contract], 
         try:
             Draft202012Validator.check_schema(shared)
         except SchemaError as exc:
-            raise ContractError(f"{path}: not a valid Draft 2020-12 schema: {exc.message}") from None
+            raise ContractError(
+                f"{path}: not a valid Draft 2020-12 schema: {exc.message}"
+            ) from None
         registry = registry.with_resource(shared["$id"], Resource.from_contents(shared))
     contracts: dict[str, Contract] = {}
     for file_name, (path, data) in files.items():
@@ -113,7 +115,9 @@ def _pointer(parts: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-def describe_errors(error_list: list[ValidationError], schema: Mapping[str, Any]) -> list[dict[str, str]]:
+def describe_errors(
+    error_list: list[ValidationError], schema: Mapping[str, Any]
+) -> list[dict[str, str]]:
     """Validation errors → ``[{path, message}]`` with JSON pointers and the expected form."""
     props: Mapping[str, Any] = schema.get("properties", {})
     out: list[dict[str, str]] = []
@@ -125,7 +129,8 @@ def describe_errors(error_list: list[ValidationError], schema: Mapping[str, Any]
             path = [*path, name] if name else path
             message = f"{name} is required"
         elif err.validator == "additionalProperties" and not path:
-            extras = [k for k in (err.instance or {}) if k not in props]
+            instance = err.instance if isinstance(err.instance, dict) else {}
+            extras = [k for k in instance if k not in props]
             for extra in extras[:5]:
                 out.append(
                     {
@@ -144,7 +149,9 @@ def describe_errors(error_list: list[ValidationError], schema: Mapping[str, Any]
     return out
 
 
-def error_result(code: str, message: str, errors: list[dict[str, str]] | None = None) -> dict[str, Any]:
+def error_result(
+    code: str, message: str, errors: list[dict[str, str]] | None = None
+) -> dict[str, Any]:
     return {"ok": False, "error": {"code": code, "message": message, "errors": errors or []}}
 
 
@@ -188,7 +195,9 @@ class Toolbox:
         validate_output: bool = False,
     ) -> Toolbox:
         contracts, registry = load_contracts(directory)
-        return cls(catalog, contracts, registry, timeout_s=timeout_s, validate_output=validate_output)
+        return cls(
+            catalog, contracts, registry, timeout_s=timeout_s, validate_output=validate_output
+        )
 
     @property
     def names(self) -> list[str]:
@@ -202,7 +211,11 @@ class Toolbox:
             tools.append(
                 {
                     "type": "function",
-                    "function": {"name": c.name, "description": c.description, "parameters": params},
+                    "function": {
+                        "name": c.name,
+                        "description": c.description,
+                        "parameters": params,
+                    },
                 }
             )
         return tools
@@ -213,7 +226,9 @@ class Toolbox:
         args = normalise(args)
         if validator.is_valid(args):
             return args, []
-        return args, describe_errors(list(validator.iter_errors(args)), self.contracts[name].input_schema)
+        return args, describe_errors(
+            list(validator.iter_errors(args)), self.contracts[name].input_schema
+        )
 
     def output_errors(self, name: str, result: Any) -> list[dict[str, str]]:
         return describe_errors(list(self._output[name].iter_errors(result)), {})
@@ -238,8 +253,10 @@ class Toolbox:
             errs = [{"path": exc.path, "message": exc.message}] if exc.path else []
             return error_result(exc.code, exc.message, errs)
         except TimeoutError:
-            return error_result("timeout", f"{name} took longer than {self.timeout_s:g} s; try again.")
-        except Exception:  # noqa: BLE001 — the graph must never see a tool exception
+            return error_result(
+                "timeout", f"{name} took longer than {self.timeout_s:g} s; try again."
+            )
+        except Exception:
             log.exception("tool %s failed", name)
             return error_result("internal", f"{name} failed inside the catalog; try again later.")
         if self.validate_output:

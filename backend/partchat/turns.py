@@ -16,7 +16,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
@@ -29,6 +29,7 @@ from partchat.protocol import (
     FinishReason,
     HistoryMessage,
     StartEvent,
+    ToolOutput,
     TurnEvent,
     encode,
     error_event,
@@ -206,7 +207,9 @@ class TurnEngine:
                 id=run.message_id, role="user", text=text, turnId=run.turn_id, status="complete"
             )
         )
-        hub.publish(StartEvent(type="start", turnId=run.turn_id, messageId=run.message_id), run.turn_id)
+        hub.publish(
+            StartEvent(type="start", turnId=run.turn_id, messageId=run.message_id), run.turn_id
+        )
         run.task = asyncio.create_task(self._run(hub, run, text), name=f"turn-{run.turn_id}")
         self.metrics.turns_started.inc()
         return Submitted("started", run.turn_id, run.message_id)
@@ -223,7 +226,9 @@ class TurnEngine:
         finish_reason: FinishReason = "stop"
         context = hub.context
         try:
-            messages: list[BaseMessage] = [_to_lc(m) for m in hub.history[-HISTORY_FOR_LLM - 1 : -1]]
+            messages: list[BaseMessage] = [
+                _to_lc(m) for m in hub.history[-HISTORY_FOR_LLM - 1 : -1]
+            ]
             messages.append(HumanMessage(content=text))
             state = {**turn_input(hub.context), "messages": messages}
             async for mode, chunk in self.graph.astream(state, stream_mode=["messages", "updates"]):
@@ -240,7 +245,7 @@ class TurnEngine:
             finish_reason = "aborted"
             if not run.stop_requested:
                 log.info("turn %s aborted by shutdown", run.turn_id)
-        except Exception as exc:  # noqa: BLE001 — reported to the client, logged here
+        except Exception as exc:
             finish_reason = "error"
             code = classify_llm_error(exc)
             if code == "llm_unavailable":
@@ -249,19 +254,28 @@ class TurnEngine:
             else:
                 log.exception("turn %s failed", run.turn_id)
                 message = "Something went wrong while answering. Please try again."
-            hub.publish(error_event(code or "internal", message, run.turn_id), run.turn_id)
+            hub.publish(
+                error_event("llm_unavailable" if code else "internal", message, run.turn_id),
+                run.turn_id,
+            )
         finally:
             await asyncio.shield(self._finish(hub, run, finish_reason, context))
 
-    @staticmethod
-    def _track(run: TurnRun, event: TurnEvent) -> None:
-        if event["type"] == "text-delta":
+    def _track(self, run: TurnRun, event: TurnEvent) -> None:
+        if event["type"] == "tool-output-error":
+            self.metrics.tool_call(event["toolName"], ok=False)
+        elif event["type"] == "text-delta":
             if run.first_token is None:
                 run.first_token = time.perf_counter()
             run.text_parts.append(event["delta"])
         elif event["type"] == "tool-output-available":
+            self.metrics.tool_call(event["toolName"], ok=True)
             run.tool_outputs.append(
-                {"toolCallId": event["toolCallId"], "toolName": event["toolName"], "output": event["output"]}
+                {
+                    "toolCallId": event["toolCallId"],
+                    "toolName": event["toolName"],
+                    "output": event["output"],
+                }
             )
 
     async def _finish(self, hub: Hub, run: TurnRun, reason: FinishReason, context: Context) -> None:
@@ -273,7 +287,9 @@ class TurnEngine:
         ended = time.perf_counter()
         timings = {
             "totalMs": round((ended - run.started) * 1000, 1),
-            "firstTokenMs": round((run.first_token - run.started) * 1000, 1) if run.first_token else None,
+            "firstTokenMs": round((run.first_token - run.started) * 1000, 1)
+            if run.first_token
+            else None,
         }
         # The finish event's seq is what the store records as last_seq.
         finish_seq = hub.last_seq + 1
@@ -288,7 +304,7 @@ class TurnEngine:
                 last_seq=finish_seq,
                 timings=timings,
             )
-        except Exception:  # noqa: BLE001 — the stream still ends; the turn stays 'running'
+        except Exception:
             log.exception("turn %s: could not store the answer", run.turn_id)
             message_id = "m_unsaved_" + run.turn_id
         hub.history.append(
@@ -298,20 +314,33 @@ class TurnEngine:
                 text=text,
                 turnId=run.turn_id,
                 status=status,
-                toolOutputs=list(run.tool_outputs),  # type: ignore[typeddict-item]
+                toolOutputs=cast(list[ToolOutput], list(run.tool_outputs)),
             )
         )
         del hub.history[:-HISTORY_FOR_READY]
         hub.turn = None
-        hub.publish(FinishEvent(type="finish", turnId=run.turn_id, text=text, finishReason=reason), run.turn_id)
+        hub.publish(
+            FinishEvent(type="finish", turnId=run.turn_id, text=text, finishReason=reason),
+            run.turn_id,
+        )
         self._turn_ended[run.turn_id] = self.clock()
         if not hub.subscribers:
             hub.idle_since = self.clock()
-        self.metrics.turn_finished(reason, ended - run.started, run.first_token and run.first_token - run.started, len(run.text_parts))
+        self.metrics.turn_finished(
+            reason,
+            ended - run.started,
+            run.first_token and run.first_token - run.started,
+            len(run.text_parts),
+        )
         log.info(
             "turn %s session=%s finish=%s total_ms=%s first_token_ms=%s deltas=%d tools=%d",
-            run.turn_id, hub.session_id[:6], reason, timings["totalMs"], timings["firstTokenMs"],
-            len(run.text_parts), len(run.tool_outputs),
+            run.turn_id,
+            hub.session_id[:6],
+            reason,
+            timings["totalMs"],
+            timings["firstTokenMs"],
+            len(run.text_parts),
+            len(run.tool_outputs),
         )
 
     # --- housekeeping ---------------------------------------------------------------
@@ -348,14 +377,12 @@ class TurnEngine:
 
 
 def _context(raw: Any) -> Context:
-    base = empty_context()
-    if isinstance(raw, dict):
-        base.update({k: raw[k] for k in base if k in raw})  # type: ignore[literal-required]
+    data: dict[str, Any] = {**empty_context(), **(raw if isinstance(raw, dict) else {})}
     return Context(
-        productModel=base["productModel"],
-        partNumber=base["partNumber"],
-        symptoms=list(base["symptoms"] or []),
-        applianceType=base["applianceType"],  # type: ignore[typeddict-item]
+        productModel=data["productModel"],
+        partNumber=data["partNumber"],
+        symptoms=list(data["symptoms"] or []),
+        applianceType=data["applianceType"],
     )
 
 

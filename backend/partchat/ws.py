@@ -203,7 +203,9 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
         return
     conn.hub = hub
     last_seq = frame.get("lastSeq") if resumed else None
-    inflight = Inflight(turnId=hub.turn.turn_id, messageId=hub.turn.message_id) if hub.turn else None
+    inflight = (
+        Inflight(turnId=hub.turn.turn_id, messageId=hub.turn.message_id) if hub.turn else None
+    )
     # The turn in flight is not in the history a client is sent: its events are replayed.
     in_flight_id = hub.turn.turn_id if hub.turn else None
     history = [m for m in hub.history if m["turnId"] != in_flight_id]
@@ -249,5 +251,7 @@ async def _on_message(services: Services, conn: Connection, frame: MessageFrame)
                 conn.deliver(item.seq, item.frame)
 
 
-def close_all(connections: set[Any], code: int = 1001, reason: str = "server shutting down") -> list[Any]:
+def close_all(
+    connections: set[Any], code: int = 1001, reason: str = "server shutting down"
+) -> list[Any]:
     return [c.ws.close(code, reason) for c in list(connections)]

@@ -15,5 +15,5 @@ def test_app_renders_and_health_answers(live_server, page, artifacts_dir):  # ty
 
     page.goto(live_server.base_url + "/")
     page.get_by_test_id("pc-chat").wait_for(timeout=15000)
-    assert page.get_by_test_id("pc-composer-input").is_visible()
+    assert page.get_by_test_id("pc-input").is_visible()
     page.screenshot(path=str(artifacts_dir / "app-empty.png"), full_page=True)

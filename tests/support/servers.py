@@ -53,7 +53,9 @@ class ServerProcess:
             "PARTCHAT_LOG_LEVEL": "info",
             **self.env,
         }
-        env.pop("OPENAI_API_KEY", None) if self.env.get("PARTCHAT_LLM", "offline") == "offline" else None
+        env.pop("OPENAI_API_KEY", None) if self.env.get(
+            "PARTCHAT_LLM", "offline"
+        ) == "offline" else None
         self.log_path = self.data_dir / f"server-{self.port}.log"
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(

@@ -8,7 +8,11 @@ from partchat.settings import Settings, SettingsError
 def test_defaults() -> None:
     s = Settings.from_env({})
     assert (s.host, s.port, s.data_dir, s.llm, s.model) == (
-        "127.0.0.1", 8000, Path("var"), "auto", "gpt-4o-mini",
+        "127.0.0.1",
+        8000,
+        Path("var"),
+        "auto",
+        "gpt-4o-mini",
     )
     assert s.llm_kind == "offline"
     assert s.catalog_path == Path("var/catalog.db")
@@ -16,7 +20,9 @@ def test_defaults() -> None:
 
 def test_auto_picks_openai_when_key_set() -> None:
     assert Settings.from_env({"OPENAI_API_KEY": "sk-test"}).llm_kind == "openai"
-    assert Settings.from_env({"OPENAI_API_KEY": "sk", "PARTCHAT_LLM": "offline"}).llm_kind == "offline"
+    assert (
+        Settings.from_env({"OPENAI_API_KEY": "sk", "PARTCHAT_LLM": "offline"}).llm_kind == "offline"
+    )
 
 
 @pytest.mark.parametrize(
@@ -29,7 +35,9 @@ def test_auto_picks_openai_when_key_set() -> None:
         ("PARTCHAT_ALLOWED_ORIGINS", "shop.example", "scheme://host"),
     ],
 )
-def test_bad_values_name_the_variable_and_accepted_values(name: str, value: str, needle: str) -> None:
+def test_bad_values_name_the_variable_and_accepted_values(
+    name: str, value: str, needle: str
+) -> None:
     with pytest.raises(SettingsError) as err:
         Settings.from_env({name: value})
     assert name in str(err.value)

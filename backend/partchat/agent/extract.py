@@ -15,8 +15,9 @@ def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
     The appliance comes from the words, else from a known model. A different appliance
     clears the symptoms gathered for the old one (and a model of the other appliance).
     """
-    update = AgentState(model_changed_from=None, unknown_model=None, model_suggestions=[],
-                        unknown_part=None)
+    update = AgentState(
+        model_changed_from=None, unknown_model=None, model_suggestions=[], unknown_part=None
+    )
     model = state.get("product_model")
     appliance = state.get("appliance_type")
     symptoms = list(state.get("symptoms") or [])

@@ -46,7 +46,9 @@ def make_chat_model(
             return offline_factory()
         from partchat.agent.offline import OfflineChatModel  # type: ignore[import-not-found,unused-ignore]
 
-        model: BaseChatModel = OfflineChatModel()
+        model: BaseChatModel = OfflineChatModel(
+            token_delay_s=settings.offline_token_delay_ms / 1000.0
+        )
         return model
 
     from partchat.agent.fast_openai import FastChatOpenAI

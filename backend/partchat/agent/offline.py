@@ -9,6 +9,7 @@ with a remote model. Same input, same output.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
@@ -30,6 +31,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field
 
 from partchat.agent import offline_writer as w
 from partchat.agent.prompts import CONTEXT_HEADER
@@ -52,7 +54,9 @@ _GREETING = re.compile(
     r"(there|team|partchat)?[\s!.,]*$",
     re.IGNORECASE,
 )
-_THANKS = re.compile(r"^\s*(thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}$", re.IGNORECASE)
+_THANKS = re.compile(
+    r"^\s*(thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}$", re.IGNORECASE
+)
 _ORDERS = re.compile(
     r"\b(my order|order status|order number|track(ing)?|refund|return (my|the|an?) |delivery|"
     r"shipping|shipped|invoice|cancel (my|the) order)\b",
@@ -117,7 +121,9 @@ def _value(ctx: dict[str, str], key: str) -> str | None:
     return None if v in (None, "", "unknown", "none") else v
 
 
-def _turn_messages(messages: Sequence[BaseMessage]) -> tuple[HumanMessage | None, list[BaseMessage]]:
+def _turn_messages(
+    messages: Sequence[BaseMessage],
+) -> tuple[HumanMessage | None, list[BaseMessage]]:
     """The newest user message and what came after it (tool calls and results)."""
     for i in range(len(messages) - 1, -1, -1):
         m = messages[i]
@@ -148,13 +154,15 @@ class _Plan:
 class OfflineChatModel(BaseChatModel):
     """A deterministic, rule-based chat model that plans tool calls and writes answers."""
 
-    tool_names: list[str] = []
+    tool_names: list[str] = Field(default_factory=list)
+    token_delay_s: float = 0.0
+    """A pause per streamed word (the demo's typing feel; tests of streaming UIs)."""
 
     @property
     def _llm_type(self) -> str:
         return "partchat-offline"
 
-    def bind_tools(  # type: ignore[override]
+    def bind_tools(
         self, tools: Sequence[dict[str, Any] | Any], **kwargs: Any
     ) -> Runnable[LanguageModelInput, AIMessage]:
         names = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
@@ -172,7 +180,9 @@ class OfflineChatModel(BaseChatModel):
         if plan.calls and self.tool_names:
             calls = [c for c in plan.calls if c[0] in self.tool_names]
             if calls:
-                return AIMessage(content="", tool_calls=[self._call(n, a, messages) for n, a in calls])
+                return AIMessage(
+                    content="", tool_calls=[self._call(n, a, messages) for n, a in calls]
+                )
         text = plan.text or w.HELP
         return AIMessage(content=self._prefix(messages) + text)
 
@@ -225,7 +235,9 @@ class OfflineChatModel(BaseChatModel):
             if ps and _PRICE_CLAIM.search(text):
                 # Quote the catalog's real figures instead of the asserted ones.
                 number = part if part and not unknown_part else ps.group(0).upper()
-                return _Plan(calls=[("get_part_details", _with_model({"partNumber": number}, model))])
+                return _Plan(
+                    calls=[("get_part_details", _with_model({"partNumber": number}, model))]
+                )
             return _Plan(w.INJECTION)
         if _GREETING.match(text):
             return _Plan(w.GREETING)
@@ -266,12 +278,12 @@ class OfflineChatModel(BaseChatModel):
             if not model and not appliance:
                 return _Plan(w.ask_appliance())
             wanted = symptoms or [text[:200]]
-            args: dict[str, Any] = {"symptoms": wanted[:10]}
+            diag: dict[str, Any] = {"symptoms": wanted[:10]}
             if model:
-                args["model"] = model
+                diag["model"] = model
             elif appliance:
-                args["appliance"] = appliance
-            return _Plan(calls=[("diagnose_repair", args)])
+                diag["appliance"] = appliance
+            return _Plan(calls=[("diagnose_repair", diag)])
         if intent == "details" and part_arg:
             return _Plan(calls=[("get_part_details", _with_model({"partNumber": part_arg}, model))])
         if intent == "search" or (intent is None and (in_scope or model)):
@@ -329,6 +341,8 @@ class OfflineChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         for chunk in self._chunks(messages):
+            if self.token_delay_s:
+                await asyncio.sleep(self.token_delay_s)
             yield chunk
 
 
@@ -347,7 +361,9 @@ def _intent(text: str) -> str | None:
         return "diagnose"
     if _DETAILS.search(text) or (_PS.search(text) and len(text.split()) <= 6):
         return "details"
-    if re.search(r"\b(need|looking for|find|search|sell|buy|where|parts? for|show me)\b", text, re.I):
+    if re.search(
+        r"\b(need|looking for|find|search|sell|buy|where|parts? for|show me)\b", text, re.I
+    ):
         return "search"
     return None
 

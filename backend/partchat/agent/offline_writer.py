@@ -12,7 +12,7 @@ HELP = (
     "I can help with **refrigerator and dishwasher parts**:\n"
     "- find a part by name, number or model\n"
     "- check whether a part fits your model\n"
-    "- diagnose a problem (\"my dishwasher is not draining\")\n"
+    '- diagnose a problem ("my dishwasher is not draining")\n'
     "- walk you through installing a part"
 )
 
@@ -157,8 +157,11 @@ def write_install(result: dict[str, Any]) -> str:
 def write_compatibility(result: dict[str, Any]) -> str:
     status, card, model = result["status"], result.get("part"), result["model"]
     if status == "unknown_part":
-        return write_error("check_compatibility", {"error": {"code": "unknown_part"}},
-                           {"partNumber": result["partNumber"]})
+        return write_error(
+            "check_compatibility",
+            {"error": {"code": "unknown_part"}},
+            {"partNumber": result["partNumber"]},
+        )
     if status == "unknown_model":
         return unknown_model(model, result.get("suggestions") or [])
     assert card is not None
@@ -214,7 +217,7 @@ def write_search(result: dict[str, Any]) -> str:
     if not parts:
         where = f" for model {result['model']}" if result.get("model") else ""
         return (
-            f"I couldn't find parts matching \"{result['query']}\"{where}. Could you describe it "
+            f'I couldn\'t find parts matching "{result["query"]}"{where}. Could you describe it '
             "differently, or give me the part number?"
         )
     head = "Here's what I found"
@@ -271,7 +274,9 @@ def write_extraction(result: dict[str, Any]) -> str:
         bits.append("models " + ", ".join(m["model"] for m in models))
     if result.get("symptoms"):
         bits.append("symptoms " + ", ".join(result["symptoms"]))
-    return ("I noted " + "; ".join(bits) + ".") if bits else "I found no part or model numbers there."
+    return (
+        ("I noted " + "; ".join(bits) + ".") if bits else "I found no part or model numbers there."
+    )
 
 
 def write_answer(results: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> str:

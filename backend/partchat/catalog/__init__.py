@@ -12,11 +12,23 @@ if TYPE_CHECKING:
     from .importer import import_sources
     from .store import Catalog, catalog_stats
 
-__all__ = ["Catalog", "build_catalog", "catalog_stats", "import_sources", "needs_build",
-           "stats_sync"]
+__all__ = [
+    "Catalog",
+    "build_catalog",
+    "catalog_stats",
+    "import_sources",
+    "needs_build",
+    "stats_sync",
+]
 
-_HOME = {"Catalog": "store", "catalog_stats": "store", "build_catalog": "build",
-         "needs_build": "build", "stats_sync": "build", "import_sources": "importer"}
+_HOME = {
+    "Catalog": "store",
+    "catalog_stats": "store",
+    "build_catalog": "build",
+    "needs_build": "build",
+    "stats_sync": "build",
+    "import_sources": "importer",
+}
 
 
 def __getattr__(name: str) -> Any:

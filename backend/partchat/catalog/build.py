@@ -121,8 +121,9 @@ def needs_build(db_path: Path, source_dir: Path | None = None) -> bool:
     db_mtime = db_path.stat().st_mtime
     newer = True  # unknown mtimes (zipped package): compare digests
     if isinstance(root, Path):
-        mtimes = [root.joinpath(n).stat().st_mtime for n in DATA_FILES
-                  if root.joinpath(n).is_file()]
+        mtimes = [
+            root.joinpath(n).stat().st_mtime for n in DATA_FILES if root.joinpath(n).is_file()
+        ]
         newer = any(m > db_mtime for m in mtimes)
     if not newer:
         return False
@@ -167,10 +168,13 @@ def _fill(conn: sqlite3.Connection, root: Traversable) -> None:
         "(SELECT count(*) FROM compat WHERE compat.model_id = models.id)"
     )
     conn.execute("INSERT INTO parts_fts(parts_fts) VALUES ('optimize')")
-    conn.executemany("INSERT INTO meta VALUES (?, ?)", [
-        ("schema_version", str(SCHEMA_VERSION)),
-        ("source_digest", source_digest(root)),
-    ])
+    conn.executemany(
+        "INSERT INTO meta VALUES (?, ?)",
+        [
+            ("schema_version", str(SCHEMA_VERSION)),
+            ("source_digest", source_digest(root)),
+        ],
+    )
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     conn.execute("ANALYZE")
 
@@ -200,13 +204,29 @@ def _insert_parts(conn: sqlite3.Connection, root: Traversable) -> dict[str, tupl
         mask = sum(APP_BITS[a] for a in set(apps))
         replaces = list(p.get("replaces") or [])
         symptoms = list(p.get("symptoms") or [])
-        rows.append((
-            pid, ps, p.get("mfr_number"), p["name"], p.get("brand"), p.get("part_type"),
-            orjson.dumps(apps).decode(), mask, p.get("price_cents"), p.get("availability"),
-            p.get("video_url"), p.get("rating_pct"), p.get("review_count"),
-            orjson.dumps(replaces).decode(), orjson.dumps(symptoms).decode(),
-            p.get("difficulty"), p.get("install_time"), int(bool(p.get("details", True))), rank,
-        ))
+        rows.append(
+            (
+                pid,
+                ps,
+                p.get("mfr_number"),
+                p["name"],
+                p.get("brand"),
+                p.get("part_type"),
+                orjson.dumps(apps).decode(),
+                mask,
+                p.get("price_cents"),
+                p.get("availability"),
+                p.get("video_url"),
+                p.get("rating_pct"),
+                p.get("review_count"),
+                orjson.dumps(replaces).decode(),
+                orjson.dumps(symptoms).decode(),
+                p.get("difficulty"),
+                p.get("install_time"),
+                int(bool(p.get("details", True))),
+                rank,
+            )
+        )
         keys = {(number_key(ps), KIND_PS)}
         if ps[2:].isdigit():
             keys.add((ps[2:], KIND_PS_DIGITS))
@@ -215,30 +235,44 @@ def _insert_parts(conn: sqlite3.Connection, root: Traversable) -> dict[str, tupl
         keys.update((number_key(r), KIND_REPLACED) for r in replaces)
         numbers.extend((k, kind, pid) for k, kind in keys if k)
         nums = " ".join([ps, ps[2:], p.get("mfr_number") or "", *replaces])
-        fts.append((pid, p["name"], p.get("part_type") or "", p.get("brand") or "",
-                    " ".join(symptoms), nums))
+        fts.append(
+            (
+                pid,
+                p["name"],
+                p.get("part_type") or "",
+                p.get("brand") or "",
+                " ".join(symptoms),
+                nums,
+            )
+        )
     conn.executemany(f"INSERT INTO parts VALUES ({','.join('?' * 19)})", rows)
     conn.executemany("INSERT OR IGNORE INTO part_numbers VALUES (?, ?, ?)", numbers)
     conn.executemany(
         "INSERT INTO parts_fts(rowid, name, part_type, brand, symptoms, numbers) "
-        "VALUES (?, ?, ?, ?, ?, ?)", fts)
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        fts,
+    )
     conn.execute("CREATE TEMP TABLE part_labels (ps TEXT, labels TEXT, apps TEXT, ptype TEXT)")
-    conn.executemany("INSERT INTO part_labels VALUES (?, ?, ?, ?)",
-                     [(r[1], r[14], r[6], r[5]) for r in rows])
+    conn.executemany(
+        "INSERT INTO part_labels VALUES (?, ?, ?, ?)", [(r[1], r[14], r[6], r[5]) for r in rows]
+    )
     return ids
 
 
-def _insert_symptoms(conn: sqlite3.Connection, root: Traversable,
-                     part_ids: dict[str, tuple[int, int]]) -> None:
+def _insert_symptoms(
+    conn: sqlite3.Connection, root: Traversable, part_ids: dict[str, tuple[int, int]]
+) -> None:
     vocab = read_json(root, SYMPTOMS_FILE)
-    conn.executemany("INSERT INTO symptoms VALUES (?, ?, ?, ?)", [
-        (s["id"], s["appliance"], s["label"], orjson.dumps(s["synonyms"]).decode())
-        for s in vocab
-    ])
+    conn.executemany(
+        "INSERT INTO symptoms VALUES (?, ?, ?, ?)",
+        [
+            (s["id"], s["appliance"], s["label"], orjson.dumps(s["synonyms"]).decode())
+            for s in vocab
+        ],
+    )
     by_label = {(s["appliance"], phrase_key(s["label"])): s["id"] for s in vocab}
     rows = []
-    for ps, labels, apps, ptype in conn.execute(
-            "SELECT ps, labels, apps, ptype FROM part_labels"):
+    for ps, labels, apps, ptype in conn.execute("SELECT ps, labels, apps, ptype FROM part_labels"):
         pid, rank = part_ids[ps]
         for pos, label in enumerate(orjson.loads(labels)):
             for app in orjson.loads(apps):
@@ -258,14 +292,26 @@ def _insert_models(conn: sqlite3.Connection, root: Traversable) -> dict[str, int
         if not key or key in ids:
             continue
         ids[key] = len(ids) + 1
-        rows.append((ids[key], key, m.get("brand"), m.get("appliance"),
-                     int(bool(m.get("has_model_page"))), 0))
+        rows.append(
+            (
+                ids[key],
+                key,
+                m.get("brand"),
+                m.get("appliance"),
+                int(bool(m.get("has_model_page"))),
+                0,
+            )
+        )
     conn.executemany("INSERT INTO models VALUES (?, ?, ?, ?, ?, ?)", rows)
     return ids
 
 
-def _insert_compat(conn: sqlite3.Connection, root: Traversable,
-                   part_ids: dict[str, tuple[int, int]], model_ids: dict[str, int]) -> None:
+def _insert_compat(
+    conn: sqlite3.Connection,
+    root: Traversable,
+    part_ids: dict[str, tuple[int, int]],
+    model_ids: dict[str, int],
+) -> None:
     pairs: dict[tuple[int, int], int] = {}
     for rec in read_jsonl(root, COMPAT_FILE):
         part = part_ids.get(rec["part"])
@@ -275,16 +321,20 @@ def _insert_compat(conn: sqlite3.Connection, root: Traversable,
         ev = EVIDENCE_CODES.get(rec.get("evidence", ""), EVIDENCE_CODES["part_page"])
         key = (model, part[0])
         pairs[key] = min(ev, pairs.get(key, ev))
-    conn.executemany("INSERT INTO compat VALUES (?, ?, ?)",
-                     ((m, p, ev) for (m, p), ev in sorted(pairs.items())))
+    conn.executemany(
+        "INSERT INTO compat VALUES (?, ?, ?)", ((m, p, ev) for (m, p), ev in sorted(pairs.items()))
+    )
 
 
 def _insert_guides(conn: sqlite3.Connection, root: Traversable) -> None:
     guides = read_json(root, GUIDES_FILE, default=[])
-    conn.executemany("INSERT OR REPLACE INTO repair_guides VALUES (?, ?, ?, ?)", [
-        (g["appliance"], g["symptom_id"], i, orjson.dumps(g).decode())
-        for i, g in enumerate(guides)
-    ])
+    conn.executemany(
+        "INSERT OR REPLACE INTO repair_guides VALUES (?, ?, ?, ?)",
+        [
+            (g["appliance"], g["symptom_id"], i, orjson.dumps(g).decode())
+            for i, g in enumerate(guides)
+        ],
+    )
     install = read_json(root, INSTALL_FILE, default={"general": None, "guides": []})
     rows = []
     if install.get("general"):
@@ -296,6 +346,7 @@ def _insert_guides(conn: sqlite3.Connection, root: Traversable) -> None:
 
 def stats_from_connection(conn: sqlite3.Connection) -> CatalogStats:
     """The catalog's headline figures (sync; used by the build and the CLI)."""
+
     def one(sql: str) -> int:
         return int(conn.execute(sql).fetchone()[0])
 
@@ -304,7 +355,8 @@ def stats_from_connection(conn: sqlite3.Connection) -> CatalogStats:
         by_app[app] = {
             "parts": one(f"SELECT count(*) FROM parts WHERE app_mask & {bit}"),
             "parts_with_details": one(
-                f"SELECT count(*) FROM parts WHERE app_mask & {bit} AND details = 1"),
+                f"SELECT count(*) FROM parts WHERE app_mask & {bit} AND details = 1"
+            ),
             "models": one(f"SELECT count(*) FROM models WHERE appliance = '{app}'"),
             "symptoms": one(f"SELECT count(*) FROM symptoms WHERE appliance = '{app}'"),
             "repair_guides": one(f"SELECT count(*) FROM repair_guides WHERE appliance = '{app}'"),

@@ -95,8 +95,14 @@ def symptom_records() -> list[dict[str, Any]]:
                 s = s.lower().strip()
                 if s not in syns:
                     syns.append(s)
-            out.append({"id": _symptom_id(appliance, label), "appliance": appliance,
-                        "label": label, "synonyms": syns})
+            out.append(
+                {
+                    "id": _symptom_id(appliance, label),
+                    "appliance": appliance,
+                    "label": label,
+                    "synonyms": syns,
+                }
+            )
     return sorted(out, key=lambda r: r["id"])
 
 
@@ -118,7 +124,8 @@ class Raw:
     """Everything the sources say about one PS number, per source."""
 
     values: dict[str, dict[str, list[Any]]] = field(
-        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
     appliances: set[str] = field(default_factory=set)
     replaces: list[str] = field(default_factory=list)
     symptoms: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
@@ -166,7 +173,7 @@ def _re_section(text: str, start: str, ends: Iterable[str]) -> str | None:
     i = text.find(start)
     if i < 0:
         return None
-    rest = text[i + len(start):]
+    rest = text[i + len(start) :]
     cut = len(rest)
     for e in ends:
         j = rest.find(e)
@@ -218,13 +225,22 @@ class Importer:
             raw.put(PC, "name", _title_from_url(clean_text(r["name"]), r["product_url"]))
             if r["name"]:
                 raw.name_hints.append(r["name"])
-            self._common(raw, PC, {
-                "mfr_number": r["manufacturer_id"], "brand": r["manufacturer"],
-                "availability": r["availability"], "price": r["price"],
-                "video_url": r["video_url"], "types": r["product_types"],
-                "replaces": r["replacement_parts"], "symptoms": r["symptoms"],
-                "difficulty": r["installation_difficulty"], "install_time": r["installation_time"],
-            })
+            self._common(
+                raw,
+                PC,
+                {
+                    "mfr_number": r["manufacturer_id"],
+                    "brand": r["manufacturer"],
+                    "availability": r["availability"],
+                    "price": r["price"],
+                    "video_url": r["video_url"],
+                    "types": r["product_types"],
+                    "replaces": r["replacement_parts"],
+                    "symptoms": r["symptoms"],
+                    "difficulty": r["installation_difficulty"],
+                    "install_time": r["installation_time"],
+                },
+            )
 
     def _read_pie(self) -> None:
         for r in _rows(self.src / "parts_install_effort.csv"):
@@ -236,13 +252,22 @@ class Importer:
             raw.put(PIE, "name", _title_from_url(clean_text(r["part_name"]), r["product_url"]))
             if r["part_name"]:
                 raw.name_hints.append(r["part_name"])
-            self._common(raw, PIE, {
-                "mfr_number": r["mpn_id"], "brand": r["brand"], "availability": r["availability"],
-                "price": r["part_price"], "video_url": r["install_video_url"],
-                "types": r["appliance_types"], "replaces": r["replace_parts"],
-                "symptoms": r["symptoms"], "difficulty": r["install_difficulty"],
-                "install_time": r["install_time"],
-            })
+            self._common(
+                raw,
+                PIE,
+                {
+                    "mfr_number": r["mpn_id"],
+                    "brand": r["brand"],
+                    "availability": r["availability"],
+                    "price": r["part_price"],
+                    "video_url": r["install_video_url"],
+                    "types": r["appliance_types"],
+                    "replaces": r["replace_parts"],
+                    "symptoms": r["symptoms"],
+                    "difficulty": r["install_difficulty"],
+                    "install_time": r["install_time"],
+                },
+            )
 
     def _read_ap(self) -> None:
         for appliance in APPLIANCES:
@@ -261,13 +286,22 @@ class Importer:
                 rating = clean_text(r.get("rating"))
                 if rating and rating.isdigit() and 0 <= int(rating) <= 100:
                     raw.put(AP, "rating_pct", int(rating))
-                self._common(raw, AP, {
-                    "mfr_number": mfr, "brand": r["brand"], "availability": r["availability"],
-                    "price": r["price"], "video_url": r["video_url"],
-                    "types": r["product_types"], "replaces": r["replacement_parts"],
-                    "symptoms": r["symptoms"], "difficulty": r["installation_difficulty"],
-                    "install_time": r["installation_time"],
-                })
+                self._common(
+                    raw,
+                    AP,
+                    {
+                        "mfr_number": mfr,
+                        "brand": r["brand"],
+                        "availability": r["availability"],
+                        "price": r["price"],
+                        "video_url": r["video_url"],
+                        "types": r["product_types"],
+                        "replaces": r["replacement_parts"],
+                        "symptoms": r["symptoms"],
+                        "difficulty": r["installation_difficulty"],
+                        "install_time": r["installation_time"],
+                    },
+                )
 
     def _add_models(self, ps: str, models: Iterable[str], appliance: str | None) -> None:
         for m in models:
@@ -278,8 +312,9 @@ class Importer:
                 self.dropped["hand-added pair PS11752778–WDT780SAEM1"] += 1
                 continue
             self.pairs.setdefault((ps, key), "part_page")
-            info = self.models.setdefault(key, {"brand": None, "appliance": None,
-                                                "has_model_page": False, "votes": Counter()})
+            info = self.models.setdefault(
+                key, {"brand": None, "appliance": None, "has_model_page": False, "votes": Counter()}
+            )
             if appliance:
                 info["votes"][appliance] += 1
 
@@ -380,8 +415,12 @@ class Importer:
                     self.dropped["model page with a junk model number"] += 1
                     continue
                 page_app = next(iter(appliances_from_text(words[-1])), appliance)
-                self.models[key] = {"brand": " ".join(words[1:-1]), "appliance": page_app,
-                                    "has_model_page": True, "votes": Counter()}
+                self.models[key] = {
+                    "brand": " ".join(words[1:-1]),
+                    "appliance": page_app,
+                    "has_model_page": True,
+                    "votes": Counter(),
+                }
                 for ps in split_list(r["part_ids"], "|"):
                     if _PS.match(ps):
                         self.pairs[(ps, key)] = "model_page"
@@ -437,30 +476,32 @@ class Importer:
                 k = number_key(rep)
                 if k and k != mfr_k and k != ps and k not in replaces:
                     replaces[k] = rep.upper().replace(" ", "")
-            out.append({
-                "ps_number": ps,
-                "mfr_number": mfr,
-                "name": name,
-                "brand": self._pick(raw, "brand"),
-                "part_type": None if stub else part_type_from_name(name),
-                "appliances": appliances,
-                "price_cents": self._pick(raw, "price_cents"),
-                "availability": self._pick(raw, "availability"),
-                "video_url": self._pick(raw, "video_url"),
-                "rating_pct": self._pick(raw, "rating_pct"),
-                "review_count": self._pick(raw, "review_count"),
-                "replaces": sorted(replaces.values()),
-                "symptoms": self._symptoms(raw, appliances),
-                "difficulty": self._pick(raw, "difficulty"),
-                "install_time": self._pick(raw, "install_time"),
-                "details": not stub,
-            })
+            out.append(
+                {
+                    "ps_number": ps,
+                    "mfr_number": mfr,
+                    "name": name,
+                    "brand": self._pick(raw, "brand"),
+                    "part_type": None if stub else part_type_from_name(name),
+                    "appliances": appliances,
+                    "price_cents": self._pick(raw, "price_cents"),
+                    "availability": self._pick(raw, "availability"),
+                    "video_url": self._pick(raw, "video_url"),
+                    "rating_pct": self._pick(raw, "rating_pct"),
+                    "review_count": self._pick(raw, "review_count"),
+                    "replaces": sorted(replaces.values()),
+                    "symptoms": self._symptoms(raw, appliances),
+                    "difficulty": self._pick(raw, "difficulty"),
+                    "install_time": self._pick(raw, "install_time"),
+                    "details": not stub,
+                }
+            )
         return out
 
     def resolve_models(self, parts: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         brand_votes: dict[str, Counter[str]] = defaultdict(Counter)
         app_votes: dict[str, Counter[str]] = defaultdict(Counter)
-        for (ps, key) in self.pairs:
+        for ps, key in self.pairs:
             part = parts.get(ps)
             if part is None:
                 continue
@@ -479,8 +520,14 @@ class Importer:
                 votes = info["votes"] + app_votes[key]
                 if votes:
                     appliance = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-            out.append({"model_number": key, "brand": brand, "appliance": appliance,
-                        "has_model_page": info["has_model_page"]})
+            out.append(
+                {
+                    "model_number": key,
+                    "brand": brand,
+                    "appliance": appliance,
+                    "has_model_page": info["has_model_page"],
+                }
+            )
         return out
 
     def repair_guides(self) -> list[dict[str, Any]]:
@@ -495,16 +542,18 @@ class Importer:
                 continue
             pct = re.search(r"(\d+)", r["percentage"] or "")
             phrases = split_list(r["parts"])
-            out.append({
-                "appliance": appliance,
-                "symptom": label,
-                "symptom_id": _symptom_id(appliance, label),
-                "part_types": phrases,
-                "catalog_part_types": guide_catalog_types(phrases),
-                "reported_pct": int(pct.group(1)) if pct else None,
-                "difficulty": (clean_text(r["difficulty"]) or "").title() or None,
-                "video_url": youtube_watch_url(r["repair_video_url"]),
-            })
+            out.append(
+                {
+                    "appliance": appliance,
+                    "symptom": label,
+                    "symptom_id": _symptom_id(appliance, label),
+                    "part_types": phrases,
+                    "catalog_part_types": guide_catalog_types(phrases),
+                    "reported_pct": int(pct.group(1)) if pct else None,
+                    "difficulty": (clean_text(r["difficulty"]) or "").title() or None,
+                    "video_url": youtube_watch_url(r["repair_video_url"]),
+                }
+            )
         return sorted(out, key=lambda g: (g["appliance"], -(g["reported_pct"] or 0), g["symptom"]))
 
 
@@ -539,8 +588,10 @@ def write_jsonl_gz(path: Path, records: Iterable[dict[str, Any]]) -> int:
     """Deterministic gzip JSONL (no file name or timestamp in the header)."""
     n = 0
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", filename="",
-                                              mtime=0, compresslevel=9) as gz:
+    with (
+        tmp.open("wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0, compresslevel=9) as gz,
+    ):
         for rec in records:
             gz.write(_dumps(rec) + b"\n")
             n += 1
@@ -562,17 +613,22 @@ def import_sources(src: Path, out: Path) -> dict[str, Any]:
     by_ps = {p["ps_number"]: p for p in parts}
     pairs = sorted((ps, m, ev) for (ps, m), ev in imp.pairs.items() if ps in by_ps)
     imp.dropped["pair whose part is for other appliances"] = sum(
-        1 for (ps, _m) in imp.pairs if ps not in by_ps)
+        1 for (ps, _m) in imp.pairs if ps not in by_ps
+    )
     used_models = {m for _, m, _ in pairs}
-    models = [m for m in imp.resolve_models(by_ps)
-              if m["model_number"] in used_models or m["has_model_page"]]
+    models = [
+        m
+        for m in imp.resolve_models(by_ps)
+        if m["model_number"] in used_models or m["has_model_page"]
+    ]
     symptoms = symptom_records()
     guides = imp.repair_guides()
 
     write_jsonl_gz(out / PARTS_FILE, parts)
     write_jsonl_gz(out / MODELS_FILE, models)
-    write_jsonl_gz(out / COMPAT_FILE,
-                   ({"part": ps, "model": m, "evidence": ev} for ps, m, ev in pairs))
+    write_jsonl_gz(
+        out / COMPAT_FILE, ({"part": ps, "model": m, "evidence": ev} for ps, m, ev in pairs)
+    )
     write_json(out / SYMPTOMS_FILE, symptoms)
     write_json(out / GUIDES_FILE, guides)
     counts: dict[str, Any] = {
@@ -638,12 +694,12 @@ def sources_md(counts: dict[str, Any]) -> str:
         "- **Prices** differ by scrape date. `parts_catalog.csv` wins: it is the largest single",
         "  scrape, so most prices come from one date; then `appliance_parts_*.csv`,",
         "  `parts_install_effort.csv`, the two JSON files, and the original demo catalog.",
-        "  Strings such as `\"91.96\"` become integer cents (9196).",
+        '  Strings such as `"91.96"` become integer cents (9196).',
         "- **Names**: the original demo catalog's names, then the titles of the",
         "  `appliance_parts` and JSON files with the trailing manufacturer number removed,",
         "  then the product title recovered from `parts_catalog.csv` / `parts_install_effort.csv`",
         "  (the words of the listing name whose slug ends the product URL, which drops the",
-        "  listing-brand prefix such as \"Amana Dishwasher\").",
+        '  listing-brand prefix such as "Amana Dishwasher").',
         "- **Brand**: the manufacturer brand (`manufacturer`/`brand`/`Manufactured_by`). The",
         "  `manufacturer` of `fridge_dishwasher_parts_with_models.json` is the listing brand and",
         "  is not used.",
@@ -660,8 +716,8 @@ def sources_md(counts: dict[str, Any]) -> str:
         "",
         "The part type comes from the name: a curated list of type keywords",
         "(`backend/partchat/catalog/vocab.py`) is matched against the lower-cased, singular",
-        "words of the name, longest keyword first (ties: alphabetical). \"Dishwasher Drain",
-        "Pump\" → `Drain Pump`; \"Lower Dishrack Wheel\" → `Dishrack Wheel`. Names with no",
+        'words of the name, longest keyword first (ties: alphabetical). "Dishwasher Drain',
+        'Pump" → `Drain Pump`; "Lower Dishrack Wheel" → `Dishrack Wheel`. Names with no',
         "keyword get no type (and the general install guide).",
         "",
         "## Models and compatibility",
@@ -676,12 +732,12 @@ def sources_md(counts: dict[str, Any]) -> str:
         "  (`model_parts_map_*.csv`, not capped), so for those models a part that is not",
         "  listed most likely does not fit. `part_page` evidence: the pair comes from a part's",
         "  compatible-model list (capped at 30 per part) or the original demo catalog; a",
-        "  missing pair there only means \"not listed\".",
+        '  missing pair there only means "not listed".',
         "- Dropped: the hand-added pair `PS11752778`–`WDT780SAEM1` (a refrigerator door bin",
         "  listed against a dishwasher), model numbers shorter than 3 characters.",
         "- Parts that appear only on a model page (PS number, no other facts) are kept so the",
         "  compatibility facts stay complete; they are marked `details: false` and named",
-        "  \"<Appliance> part (no details on record)\".",
+        '  "<Appliance> part (no details on record)".',
         "",
         "## Counts at the last import",
         "",
@@ -701,8 +757,10 @@ def default_out_dir() -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m partchat.catalog.importer",
-                                     description="Import raw catalog sources into data/catalog/.")
+    parser = argparse.ArgumentParser(
+        prog="python -m partchat.catalog.importer",
+        description="Import raw catalog sources into data/catalog/.",
+    )
     parser.add_argument("src", type=Path, help="directory with the raw source files")
     parser.add_argument("--out", type=Path, default=None, help="output directory")
     args = parser.parse_args(argv)

@@ -16,7 +16,7 @@ _MAX_REVISION = 2  # trailing characters treated as a revision suffix (WDT780SAE
 
 
 def _deletes(key: str) -> set[str]:
-    return {key[:i] + key[i + 1:] for i in range(len(key))}
+    return {key[:i] + key[i + 1 :] for i in range(len(key))}
 
 
 class ModelIndex:
@@ -33,8 +33,12 @@ class ModelIndex:
 
     @staticmethod
     def info(row: ModelRow) -> ModelInfo:
-        return ModelInfo(model_number=row[0], brand=row[2], appliance=row[3],  # type: ignore[typeddict-item]
-                         part_count=row[4])
+        return ModelInfo(
+            model_number=row[0],
+            brand=row[2],
+            appliance=row[3],  # type: ignore[typeddict-item]
+            part_count=row[4],
+        )
 
     def exact(self, text: str) -> ModelRow | None:
         return self._by_key.get(model_key(text))
@@ -115,8 +119,9 @@ class ModelIndex:
         normalized = keys[0] if keys else ""
         row = self.resolve(text)
         if row is not None:
-            return ModelLookup(query=text, normalized=normalized, match=self.info(row),
-                               suggestions=[])
+            return ModelLookup(
+                query=text, normalized=normalized, match=self.info(row), suggestions=[]
+            )
         sugg: list[str] = []
         for key in keys[:4]:
             for s in self.suggestions(key):

@@ -41,15 +41,55 @@ PART_COLS = (
 )
 _NCOLS = 18
 _WORD = re.compile(r"\w+")
-_STOPWORDS = frozenset((
-    "a", "an", "and", "the", "for", "my", "of", "to", "in", "on", "is", "it", "i", "me",
-    "need", "new", "part", "parts", "replacement", "replace", "with", "from", "that", "this",
-    "does", "do", "have", "has", "what", "which", "where", "who", "how", "can", "you", "your",
-    "our",
-))
-_APPLIANCE_QUERY_WORDS = {"dishwasher": "dishwasher", "dishwashers": "dishwasher",
-                          "fridge": "refrigerator", "refrigerator": "refrigerator",
-                          "refrigerators": "refrigerator", "freezer": "refrigerator"}
+_STOPWORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "the",
+        "for",
+        "my",
+        "of",
+        "to",
+        "in",
+        "on",
+        "is",
+        "it",
+        "i",
+        "me",
+        "need",
+        "new",
+        "part",
+        "parts",
+        "replacement",
+        "replace",
+        "with",
+        "from",
+        "that",
+        "this",
+        "does",
+        "do",
+        "have",
+        "has",
+        "what",
+        "which",
+        "where",
+        "who",
+        "how",
+        "can",
+        "you",
+        "your",
+        "our",
+    )
+)
+_APPLIANCE_QUERY_WORDS = {
+    "dishwasher": "dishwasher",
+    "dishwashers": "dishwasher",
+    "fridge": "refrigerator",
+    "refrigerator": "refrigerator",
+    "refrigerators": "refrigerator",
+    "freezer": "refrigerator",
+}
 _ORDINALS = ("most common", "2nd most common", "3rd most common")
 _APP_PLURAL = {"dishwasher": "dishwashers", "refrigerator": "refrigerators"}
 _BM25 = ", ".join(str(w) for w in BM25_WEIGHTS)
@@ -58,10 +98,20 @@ _FTS_WINDOW = 200
 
 def _part(row: Any) -> Part:
     return Part(
-        ps_number=row[1], mfr_number=row[2], name=row[3], brand=row[4], part_type=row[5],
-        appliances=orjson.loads(row[6]), price_cents=row[7], availability=row[8],
-        video_url=row[9], rating_pct=row[10], review_count=row[11],
-        replaces=orjson.loads(row[12]), symptoms=orjson.loads(row[13]), difficulty=row[14],
+        ps_number=row[1],
+        mfr_number=row[2],
+        name=row[3],
+        brand=row[4],
+        part_type=row[5],
+        appliances=orjson.loads(row[6]),
+        price_cents=row[7],
+        availability=row[8],
+        video_url=row[9],
+        rating_pct=row[10],
+        review_count=row[11],
+        replaces=orjson.loads(row[12]),
+        symptoms=orjson.loads(row[13]),
+        difficulty=row[14],
         install_time=row[15],
     )
 
@@ -74,6 +124,7 @@ def _stem(token: str) -> str:
 
 def _field_words(row: Any) -> list[tuple[float, set[str]]]:
     """(bm25 weight, stemmed words) per searchable field of a part row."""
+
     def words(*texts: str | None) -> set[str]:
         return {_stem(w) for t in texts if t for w in _WORD.findall(t.lower())}
 
@@ -91,9 +142,16 @@ class Catalog:
     """Implements ``CatalogReader``. Every method accepts any user string and never raises
     on it (bad input gives empty results)."""
 
-    def __init__(self, conn: aiosqlite.Connection, models: ModelIndex, symptoms: SymptomIndex,
-                 guides: dict[str, RepairGuide], guide_types: dict[str, list[str]],
-                 install: dict[str, InstallGuide], part_types: dict[str, str]) -> None:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        models: ModelIndex,
+        symptoms: SymptomIndex,
+        guides: dict[str, RepairGuide],
+        guide_types: dict[str, list[str]],
+        install: dict[str, InstallGuide],
+        part_types: dict[str, str],
+    ) -> None:
         self._conn = conn
         self._models = models
         self._symptoms = symptoms
@@ -115,31 +173,44 @@ class Catalog:
             await conn.execute("PRAGMA cache_size = -65536")
             await conn.execute("PRAGMA mmap_size = 268435456")
             rows = await conn.execute_fetchall(
-                "SELECT model_number, id, brand, appliance, part_count, has_model_page "
-                "FROM models")
+                "SELECT model_number, id, brand, appliance, part_count, has_model_page FROM models"
+            )
             models = ModelIndex(rows)
             sym_rows = await conn.execute_fetchall(
-                "SELECT id, appliance, label, synonyms FROM symptoms ORDER BY id")
-            symptoms = SymptomIndex([
-                Symptom(id=r[0], appliance=r[1], label=r[2], synonyms=orjson.loads(r[3]))
-                for r in sym_rows
-            ])
+                "SELECT id, appliance, label, synonyms FROM symptoms ORDER BY id"
+            )
+            symptoms = SymptomIndex(
+                [
+                    Symptom(id=r[0], appliance=r[1], label=r[2], synonyms=orjson.loads(r[3]))
+                    for r in sym_rows
+                ]
+            )
             guides: dict[str, RepairGuide] = {}
             guide_types: dict[str, list[str]] = {}
             for (data,) in await conn.execute_fetchall(
-                    "SELECT data FROM repair_guides ORDER BY rank"):
+                "SELECT data FROM repair_guides ORDER BY rank"
+            ):
                 g = orjson.loads(data)
                 guides[g["symptom_id"]] = RepairGuide(
-                    appliance=g["appliance"], symptom=g["symptom"], part_types=g["part_types"],
-                    reported_pct=g.get("reported_pct"), difficulty=g.get("difficulty"),
-                    video_url=g.get("video_url"))
+                    appliance=g["appliance"],
+                    symptom=g["symptom"],
+                    part_types=g["part_types"],
+                    reported_pct=g.get("reported_pct"),
+                    difficulty=g.get("difficulty"),
+                    video_url=g.get("video_url"),
+                )
                 guide_types[g["symptom_id"]] = list(g.get("catalog_part_types") or [])
             install: dict[str, InstallGuide] = {}
             for key, data in await conn.execute_fetchall(
-                    "SELECT part_type_key, data FROM install_guides"):
+                "SELECT part_type_key, data FROM install_guides"
+            ):
                 install[key] = orjson.loads(data)
-            part_types = {phrase_key(t): t for (t,) in await conn.execute_fetchall(
-                "SELECT DISTINCT part_type FROM parts WHERE part_type IS NOT NULL")}
+            part_types = {
+                phrase_key(t): t
+                for (t,) in await conn.execute_fetchall(
+                    "SELECT DISTINCT part_type FROM parts WHERE part_type IS NOT NULL"
+                )
+            }
         except BaseException:
             await conn.close()
             raise
@@ -166,12 +237,17 @@ class Catalog:
         if not key or len(key) > 64:
             return None
         keys = (key, key[2:]) if key.startswith("PS") and key[2:].isdigit() else (key, key)
-        fit = ("(SELECT evidence FROM compat c WHERE c.model_id = ? AND c.part_id = p.id)"
-               if model_id is not None else "NULL")
+        fit = (
+            "(SELECT evidence FROM compat c WHERE c.model_id = ? AND c.part_id = p.id)"
+            if model_id is not None
+            else "NULL"
+        )
         params: tuple[Any, ...] = (model_id, *keys) if model_id is not None else keys
         rows = await self._rows(
             f"SELECT {PART_COLS}, {fit} FROM part_numbers n JOIN parts p ON p.id = n.part_id "
-            "WHERE n.key IN (?, ?) ORDER BY n.kind, p.pop_rank LIMIT 1", params)
+            "WHERE n.key IN (?, ?) ORDER BY n.kind, p.pop_rank LIMIT 1",
+            params,
+        )
         return rows[0] if rows else None
 
     def _resolve_type(self, text: str) -> str | None:
@@ -184,8 +260,13 @@ class Catalog:
         row = await self._part_row(safe_user_text(str(number), 200))
         return _part(row) if row else None
 
-    async def search(self, query: str, model: str | None = None,
-                     appliance: Appliance | None = None, limit: int = 10) -> list[SearchHit]:
+    async def search(
+        self,
+        query: str,
+        model: str | None = None,
+        appliance: Appliance | None = None,
+        limit: int = 10,
+    ) -> list[SearchHit]:
         """Ranked full-text search; an exact part number comes first."""
         text = safe_user_text(str(query), 1000)
         limit = max(1, min(int(limit), 100))
@@ -244,20 +325,24 @@ class Catalog:
         keeping the best-known parts; the window is then ranked by bm25."""
         where = "parts_fts MATCH ?" + (" AND p.app_mask & ?" if mask else "")
         params = (match, mask, _FTS_WINDOW) if mask else (match, _FTS_WINDOW)
-        sql = (f"SELECT {PART_COLS}, bm25(parts_fts, {_BM25}) AS s FROM parts_fts "
-               f"JOIN parts p ON p.id = parts_fts.rowid WHERE {where} LIMIT ?")
+        sql = (
+            f"SELECT {PART_COLS}, bm25(parts_fts, {_BM25}) AS s FROM parts_fts "
+            f"JOIN parts p ON p.id = parts_fts.rowid WHERE {where} LIMIT ?"
+        )
         rows = await self._rows(sql, params)
         rows.sort(key=lambda r: (r[_NCOLS] + (1 - r[16]) * 5.0, r[17]))
         return rows[:limit]
 
-    async def _model_matches(self, words: list[str], mask: int, model_id: int,
-                             require_all: bool) -> list[Any]:
+    async def _model_matches(
+        self, words: list[str], mask: int, model_id: int, require_all: bool
+    ) -> list[Any]:
         """Search within one model's parts (a few hundred at most), scored here with the
         same column weights as bm25."""
         rows = await self._rows(
             f"SELECT {PART_COLS} FROM compat c JOIN parts p ON p.id = c.part_id "
             "WHERE c.model_id = ?" + (" AND p.app_mask & ?" if mask else ""),
-            (model_id, mask) if mask else (model_id,))
+            (model_id, mask) if mask else (model_id,),
+        )
         wanted = [_stem(w) for w in words]
         scored = []
         for row in rows:
@@ -285,20 +370,24 @@ class Catalog:
         if info is None or minfo is None:
             return Compatibility(status="unknown_model", evidence=None, part=found, model=None)
         if row[_NCOLS] is not None:
-            return Compatibility(status="fits", evidence=EVIDENCE_NAMES[row[_NCOLS]],
-                                 part=found, model=minfo)
-        return Compatibility(status="not_listed",
-                             evidence="model_page" if info[5] else None,
-                             part=found, model=minfo)
+            return Compatibility(
+                status="fits", evidence=EVIDENCE_NAMES[row[_NCOLS]], part=found, model=minfo
+            )
+        return Compatibility(
+            status="not_listed", evidence="model_page" if info[5] else None, part=found, model=minfo
+        )
 
-    async def parts_for_model(self, model: str, part_type: str | None = None,
-                              limit: int = 50) -> list[Part]:
+    async def parts_for_model(
+        self, model: str, part_type: str | None = None, limit: int = 50
+    ) -> list[Part]:
         info = self._models.resolve(safe_user_text(str(model), 200))
         if info is None:
             return []
         limit = max(1, min(int(limit), 500))
-        sql = (f"SELECT {PART_COLS} FROM compat c JOIN parts p ON p.id = c.part_id "
-               "WHERE c.model_id = ?")
+        sql = (
+            f"SELECT {PART_COLS} FROM compat c JOIN parts p ON p.id = c.part_id "
+            "WHERE c.model_id = ?"
+        )
         params: list[Any] = [info[1]]
         if part_type:
             ptype = self._resolve_type(safe_user_text(part_type, 200))
@@ -320,8 +409,13 @@ class Catalog:
     async def match_symptoms(self, text: str, appliance: Appliance | None = None) -> list[Symptom]:
         return self._symptoms.match(safe_user_text(str(text), 5000), appliance)
 
-    async def diagnose(self, appliance: Appliance | None, symptoms: list[str],
-                       model: str | None = None, limit: int = 8) -> Diagnosis:
+    async def diagnose(
+        self,
+        appliance: Appliance | None,
+        symptoms: list[str],
+        model: str | None = None,
+        limit: int = 8,
+    ) -> Diagnosis:
         """Candidate parts: repair-guide part types first (most common cause first), then
         parts listing the symptom; restricted to parts that fit ``model`` when it is known."""
         limit = max(1, min(int(limit), 50))
@@ -352,14 +446,19 @@ class Catalog:
         if model:
             fits = "fits" if info is not None else "unknown_model"
         return Diagnosis(
-            appliance=appliance, symptoms=[s["label"] for s in found], unrecognised=unrecognised,
+            appliance=appliance,
+            symptoms=[s["label"] for s in found],
+            unrecognised=unrecognised,
             guides=guides,
-            candidates=[DiagnosisCandidate(part=_part(r), part_type=r[5], reason=why, fits=fits)
-                        for r, why in candidates],
+            candidates=[
+                DiagnosisCandidate(part=_part(r), part_type=r[5], reason=why, fits=fits)
+                for r, why in candidates
+            ],
         )
 
-    async def _candidates(self, found: list[Symptom], info: tuple[Any, ...] | None,
-                          limit: int) -> list[tuple[Any, str]]:
+    async def _candidates(
+        self, found: list[Symptom], info: tuple[Any, ...] | None, limit: int
+    ) -> list[tuple[Any, str]]:
         picked: list[tuple[Any, str]] = []
         seen: set[int] = set()
         per_type: list[tuple[list[Any], str]] = []
@@ -372,8 +471,7 @@ class Catalog:
                 rows = by_type.get(ptype)
                 if not rows:
                     continue
-                what = (f"the {_ORDINALS[rank]} cause" if rank < len(_ORDINALS)
-                        else "a known cause")
+                what = f"the {_ORDINALS[rank]} cause" if rank < len(_ORDINALS) else "a known cause"
                 per_type.append((rows, f"{what} of *{sym['label']}* on {app_word}"))
             listed.append((by_symptom, f"listed as fixing *{sym['label']}*"))
         # 1. one best part per repair-guide part type (most common cause first), round robin
@@ -395,7 +493,11 @@ class Catalog:
         return picked
 
     async def _symptom_candidates(
-        self, sym: Symptom, types: list[str], info: tuple[Any, ...] | None, limit: int,
+        self,
+        sym: Symptom,
+        types: list[str],
+        info: tuple[Any, ...] | None,
+        limit: int,
     ) -> tuple[dict[str, list[Any]], list[Any]]:
         """Top parts per guide part type, and parts listing the symptom: one round trip."""
         per_type = 3
@@ -407,7 +509,8 @@ class Catalog:
                 f"SELECT {PART_COLS}, s.pos FROM compat c JOIN parts p ON p.id = c.part_id "
                 "LEFT JOIN part_symptoms s ON s.symptom_id = ? AND s.part_id = p.id "
                 f"WHERE c.model_id = ? AND (p.part_type IN ({marks}) OR s.pos IS NOT NULL)",
-                (sym["id"], info[1], *types))
+                (sym["id"], info[1], *types),
+            )
             rows.sort(key=lambda r: (r[_NCOLS] is None, r[_NCOLS] or 0, r[17]))
             for r in rows:
                 if r[5] in types and len(by_type.setdefault(r[5], [])) < per_type:
@@ -420,17 +523,20 @@ class Catalog:
             parts.append(
                 f"SELECT * FROM (SELECT {PART_COLS}, {i} AS tag, 0 AS k FROM part_symptoms s "
                 "INDEXED BY part_symptoms_type JOIN parts p ON p.id = s.part_id "
-                "WHERE s.symptom_id = ? AND s.part_type = ? ORDER BY s.pos, s.pop_rank LIMIT ?)")
+                "WHERE s.symptom_id = ? AND s.part_type = ? ORDER BY s.pos, s.pop_rank LIMIT ?)"
+            )
             params += [sym["id"], ptype, per_type]
             parts.append(
                 f"SELECT * FROM (SELECT {PART_COLS}, {i} AS tag, 1 AS k FROM parts p "
                 "INDEXED BY parts_type WHERE p.part_type = ? AND p.app_mask & ? "
-                "AND p.details = 1 ORDER BY p.pop_rank LIMIT ?)")
+                "AND p.details = 1 ORDER BY p.pop_rank LIMIT ?)"
+            )
             params += [ptype, bit, per_type]
         parts.append(
             f"SELECT * FROM (SELECT {PART_COLS}, -1 AS tag, 0 AS k FROM part_symptoms s "
             "JOIN parts p ON p.id = s.part_id WHERE s.symptom_id = ? "
-            "ORDER BY s.pos, s.pop_rank LIMIT ?)")
+            "ORDER BY s.pos, s.pop_rank LIMIT ?)"
+        )
         params += [sym["id"], limit * 2]
         rows = await self._rows(" UNION ALL ".join(parts), tuple(params))
         listed: list[Any] = []
@@ -457,9 +563,15 @@ class Catalog:
     def _general(self) -> InstallGuide:
         g = self._install.get("")
         if g is None:
-            return InstallGuide(part_type=None, title="General part replacement", generic=True,
-                                safety=["Unplug the appliance before you start."], tools=[],
-                                steps=[], test=[])
+            return InstallGuide(
+                part_type=None,
+                title="General part replacement",
+                generic=True,
+                safety=["Unplug the appliance before you start."],
+                tools=[],
+                steps=[],
+                test=[],
+            )
         return InstallGuide(**g)
 
     async def install_guide_for_part(self, number: str) -> InstallGuide | None:
@@ -487,11 +599,13 @@ class Catalog:
             by_app[app] = {
                 "parts": await one(f"SELECT count(*) FROM parts WHERE app_mask & {bit}"),
                 "parts_with_details": await one(
-                    f"SELECT count(*) FROM parts WHERE app_mask & {bit} AND details = 1"),
+                    f"SELECT count(*) FROM parts WHERE app_mask & {bit} AND details = 1"
+                ),
                 "models": await one(f"SELECT count(*) FROM models WHERE appliance = '{app}'"),
                 "symptoms": await one(f"SELECT count(*) FROM symptoms WHERE appliance = '{app}'"),
                 "repair_guides": await one(
-                    f"SELECT count(*) FROM repair_guides WHERE appliance = '{app}'"),
+                    f"SELECT count(*) FROM repair_guides WHERE appliance = '{app}'"
+                ),
             }
         return CatalogStats(
             parts=await one("SELECT count(*) FROM parts"),
@@ -499,7 +613,8 @@ class Catalog:
             compatibility_pairs=await one("SELECT count(*) FROM compat"),
             symptoms=await one("SELECT count(*) FROM symptoms"),
             install_guides=await one(
-                "SELECT count(*) FROM install_guides WHERE part_type_key != ''"),
+                "SELECT count(*) FROM install_guides WHERE part_type_key != ''"
+            ),
             brands=await one("SELECT count(DISTINCT brand) FROM parts WHERE brand IS NOT NULL"),
             by_appliance=by_app,
         )
@@ -512,4 +627,3 @@ async def catalog_stats(db_path: Path) -> CatalogStats:
         return await catalog.stats()
     finally:
         await catalog.close()
-

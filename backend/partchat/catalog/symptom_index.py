@@ -6,16 +6,32 @@ from .normalize import phrase_key
 from .types import Appliance, Symptom
 
 _APPLIANCE_HINTS: dict[str, Appliance] = {
-    "dishwasher": "dishwasher", "dish washer": "dishwasher", "dishes": "dishwasher",
-    "fridge": "refrigerator", "refrigerator": "refrigerator", "freezer": "refrigerator",
-    "ice maker": "refrigerator", "icemaker": "refrigerator",
+    "dishwasher": "dishwasher",
+    "dish washer": "dishwasher",
+    "dishes": "dishwasher",
+    "fridge": "refrigerator",
+    "refrigerator": "refrigerator",
+    "freezer": "refrigerator",
+    "ice maker": "refrigerator",
+    "icemaker": "refrigerator",
 }
 
 
 _FAILURE_SUFFIXES = ("not working", "stopped working", "doesnt work", "wont work", "broken")
 _FAILURE_PHRASES = (
-    *_FAILURE_SUFFIXES, "isnt working", "is not working", "not work", "quit working",
-    "stopped", "quit", "died", "dead", "failed", "broke", "does not work", "will not work",
+    *_FAILURE_SUFFIXES,
+    "isnt working",
+    "is not working",
+    "not work",
+    "quit working",
+    "stopped",
+    "quit",
+    "died",
+    "dead",
+    "failed",
+    "broke",
+    "does not work",
+    "will not work",
 )
 
 
@@ -45,8 +61,9 @@ class SymptomIndex:
                         self._subjects.append((key[: -len(suffix) - 1], s["id"]))
         self._subjects.sort(key=lambda ks: (-len(ks[0]), ks[0], ks[1]))
         # longest phrases first, so "freezer not cold" beats "not cold"
-        self._phrases = sorted(set((k, s["id"]) for k, s in phrases),
-                               key=lambda ks: (-len(ks[0]), ks[0], ks[1]))
+        self._phrases = sorted(
+            set((k, s["id"]) for k, s in phrases), key=lambda ks: (-len(ks[0]), ks[0], ks[1])
+        )
 
     def all(self, appliance: Appliance | None = None) -> list[Symptom]:
         return [s for s in self._all if appliance is None or s["appliance"] == appliance]
@@ -103,6 +120,9 @@ class SymptomIndex:
         """A canonical label, id or phrasing → its symptom(s); else free-text matching."""
         if text in self._by_id:
             return [self._by_id[text]]
-        exact = [s for s in self._exact.get(phrase_key(text), [])
-                 if appliance is None or s["appliance"] == appliance]
+        exact = [
+            s
+            for s in self._exact.get(phrase_key(text), [])
+            if appliance is None or s["appliance"] == appliance
+        ]
         return exact or self.match(text, appliance)

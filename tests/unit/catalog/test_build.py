@@ -69,8 +69,9 @@ def test_needs_build_when_sources_change(tmp_path: Path, catalog_db: Path) -> No
     assert needs_build(db, data)
 
 
-def test_crash_mid_build_keeps_old_database(tmp_path: Path, catalog_db: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_crash_mid_build_keeps_old_database(
+    tmp_path: Path, catalog_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = tmp_path / "catalog.db"
     shutil.copy(catalog_db, db)
     before = db.read_bytes()
@@ -85,8 +86,9 @@ def test_crash_mid_build_keeps_old_database(tmp_path: Path, catalog_db: Path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["catalog.db"]  # no temp left over
 
 
-def test_build_is_deterministic_in_content(tmp_path: Path,
-                                           built_catalog: tuple[Path, CatalogStats]) -> None:
+def test_build_is_deterministic_in_content(
+    tmp_path: Path, built_catalog: tuple[Path, CatalogStats]
+) -> None:
     stats = build_catalog(DATA_DIR, tmp_path / "again.db")
     assert stats == built_catalog[1]
 

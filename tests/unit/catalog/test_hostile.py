@@ -9,11 +9,46 @@ from hypothesis import strategies as st
 from partchat.catalog import Catalog
 
 HOSTILE = [
-    "", " ", '"', '""', "'", "NEAR(", "NEAR(a b", "a NEAR b", "*", "**", "-", "--", "- drain",
-    "drain -pump", "pump*", "^pump", "AND", "OR", "NOT", "a AND OR NOT b", "(", ")", "{col}:x",
-    "name:pump", "\x00", "pump\x00pump", "\ud800", "a\udfffb", "😀🧊", "🧊 ice maker 🧊",
-    "%", "_", "\\", "'; DROP TABLE parts; --", "x" * 10_000, "drain " * 2_000,
-    "ñandú ümlaut", "ＷＤＴ７８０", "\u202e", "\t\n\r",
+    "",
+    " ",
+    '"',
+    '""',
+    "'",
+    "NEAR(",
+    "NEAR(a b",
+    "a NEAR b",
+    "*",
+    "**",
+    "-",
+    "--",
+    "- drain",
+    "drain -pump",
+    "pump*",
+    "^pump",
+    "AND",
+    "OR",
+    "NOT",
+    "a AND OR NOT b",
+    "(",
+    ")",
+    "{col}:x",
+    "name:pump",
+    "\x00",
+    "pump\x00pump",
+    "\ud800",
+    "a\udfffb",
+    "😀🧊",
+    "🧊 ice maker 🧊",
+    "%",
+    "_",
+    "\\",
+    "'; DROP TABLE parts; --",
+    "x" * 10_000,
+    "drain " * 2_000,
+    "ñandú ümlaut",
+    "ＷＤＴ７８０",
+    "\u202e",
+    "\t\n\r",
 ]
 
 
@@ -38,8 +73,9 @@ async def test_hostile_list(catalog: Catalog) -> None:
         await _exercise(catalog, text)
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=st.text(max_size=200))
 def test_hostile_hypothesis(catalog_db: Path, text: str) -> None:
     async def run() -> None:

@@ -18,17 +18,20 @@ from partchat.catalog.normalize import (
 DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "catalog"
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("Dishwasher Drain Pump WPW10348269", "Drain Pump"),
-    ("Lower Dishrack Wheel", "Dishrack Wheel"),
-    ("Refrigerator Door Shelf Bin", "Door Shelf Bin"),
-    ("Water Inlet Valve", "Water Inlet Valve"),
-    ("Ice Maker Assembly", "Ice Maker Assembly"),
-    ("Refrigerator Door Gasket 241872513", "Door Gasket"),
-    ("Upper Spray Arm", "Spray Arm"),
-    ("Evaporator Fan Motor", "Evaporator Fan Motor"),
-    ("Something Unheard Of", None),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Dishwasher Drain Pump WPW10348269", "Drain Pump"),
+        ("Lower Dishrack Wheel", "Dishrack Wheel"),
+        ("Refrigerator Door Shelf Bin", "Door Shelf Bin"),
+        ("Water Inlet Valve", "Water Inlet Valve"),
+        ("Ice Maker Assembly", "Ice Maker Assembly"),
+        ("Refrigerator Door Gasket 241872513", "Door Gasket"),
+        ("Upper Spray Arm", "Spray Arm"),
+        ("Evaporator Fan Motor", "Evaporator Fan Motor"),
+        ("Something Unheard Of", None),
+    ],
+)
 def test_part_type_longest_keyword(name: str, expected: str | None) -> None:
     assert part_type_from_name(name) == expected
 

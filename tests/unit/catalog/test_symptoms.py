@@ -5,8 +5,9 @@ import pytest
 from partchat.catalog import Catalog
 
 
-@pytest.mark.parametrize("text", ["no ice", "ice maker stopped working", "not producing ice",
-                                  "Ice maker not making ice"])
+@pytest.mark.parametrize(
+    "text", ["no ice", "ice maker stopped working", "not producing ice", "Ice maker not making ice"]
+)
 async def test_ice_synonyms(catalog: Catalog, text: str) -> None:
     found = await catalog.match_symptoms(text, "refrigerator")
     assert [s["label"] for s in found] == ["Ice maker not making ice"]
@@ -24,7 +25,8 @@ async def test_vocabulary_per_appliance(catalog: Catalog) -> None:
 
 async def test_match_in_free_text_detects_appliance(catalog: Catalog) -> None:
     found = await catalog.match_symptoms(
-        "My Whirlpool dishwasher won't drain and there's standing water; it's also noisy")
+        "My Whirlpool dishwasher won't drain and there's standing water; it's also noisy"
+    )
     labels = [s["label"] for s in found]
     assert labels[:2] == ["Not draining", "Noisy"] or set(labels) >= {"Not draining", "Noisy"}
     assert all(s["appliance"] == "dishwasher" for s in found)
