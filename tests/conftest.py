@@ -80,3 +80,9 @@ def page(browser):  # type: ignore[no-untyped-def]
     p = context.new_page()
     yield p
     context.close()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Browser tests last: sync Playwright keeps an event loop running in the main thread
+    while its session-scoped browser is open, which asyncio tests cannot share."""
+    items.sort(key=lambda item: "e2e" in item.nodeid.split("/"))
