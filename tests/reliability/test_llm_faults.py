@@ -135,7 +135,7 @@ def test_tool_arguments_that_are_not_json_go_back_to_the_model(chat) -> None:  #
 
 
 def test_unknown_tool_name_is_an_error_result(chat) -> None:  # type: ignore[no-untyped-def]
-    client, fake = chat([Reply.call("order_pizza", {"size": "large"}), Reply.say("Sorry, I can't.")])
+    client, _fake = chat([Reply.call("order_pizza", {"size": "large"}), Reply.say("Sorry, I can't.")])
     with open_session(client) as ws:
         hello(ws)
         finish, events = turn(ws, "Hi", "a")

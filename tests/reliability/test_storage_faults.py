@@ -32,7 +32,7 @@ def _hello(ws) -> dict:  # type: ignore[no-untyped-def]
 def _fail_with(app_client, message: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     store = app_client.app.state.services.store
     # Fail below the store's error mapping: the connection itself raises.
-    db = store._db  # noqa: SLF001 — the fault must come from SQLite's layer
+    db = store._db
     real_execute = db.execute
 
     async def execute(sql, *args, **kwargs):  # type: ignore[no-untyped-def]
