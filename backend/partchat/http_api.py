@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse, Response
 from partchat import __version__
 from partchat.protocol import MAX_TEXT_CHARS
 from partchat.sessions import StorageUnavailable, is_valid_id
+from partchat.turns import HISTORY_FOR_READY, stored_history
 
 if TYPE_CHECKING:
     from partchat.services import Services
@@ -110,7 +111,7 @@ async def get_session(request: Request) -> Response:
     record = await services.store.get_session(session_id)
     if record is None:
         return _error(404, "not_found", "No such session.")
-    history = await services.store.history(session_id, limit=50)
+    history = await stored_history(services.store, session_id, HISTORY_FOR_READY)
     return JSONResponse({"sessionId": session_id, "context": record.context, "history": history})
 
 

@@ -149,6 +149,7 @@ class ErrorEvent(TypedDict):
     code: ErrorCode
     message: str
     turnId: NotRequired[str]
+    messageId: NotRequired[str]
 
 
 # Events of a turn: each gets the session's next seq when published.
@@ -167,10 +168,11 @@ TurnEvent = (
 class ProtocolError(Exception):
     """A client frame the server refuses; ``code`` goes into the ``error`` event."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, message_id: str | None = None) -> None:
         super().__init__(message)
         self.code: ErrorCode = code
         self.message = message
+        self.message_id = message_id  # the refused message's client id, when it has one
 
 
 @lru_cache(maxsize=1)
@@ -212,8 +214,11 @@ def parse_client_frame(raw: str | bytes) -> ClientFrame:
         and isinstance(data.get("text"), str)
         and len(data["text"]) > MAX_TEXT_CHARS
     ):
+        message_id = data.get("id")
         raise ProtocolError(
-            "message_too_long", f"Messages are limited to {MAX_TEXT_CHARS} characters."
+            "message_too_long",
+            f"Messages are limited to {MAX_TEXT_CHARS} characters.",
+            message_id if isinstance(message_id, str) and 0 < len(message_id) <= 64 else None,
         )
     errors = sorted(validator_for("ClientFrame").iter_errors(data), key=lambda e: e.path)
     if errors:

@@ -38,27 +38,31 @@ def _unknown_part(number: str) -> ToolFailure:
 
 async def _fit(
     catalog: CatalogReader, part_number: str, model: str | None
-) -> tuple[FitStatus | None, str | None, ModelLookup | None]:
+) -> tuple[FitStatus | None, str | None]:
+    """(fit status, the model's canonical number) for one part; (None, None) without a model."""
     if not model:
-        return None, None, None
+        return None, None
     compat = await catalog.compatibility(part_number, model)
-    lookup = await catalog.find_model(model)
-    name = compat["model"]["model_number"] if compat["model"] else lookup["normalized"]
-    return compat["status"], name, lookup
+    if compat["model"] is not None:
+        return compat["status"], compat["model"]["model_number"]
+    return compat["status"], (await catalog.find_model(model))["normalized"]
 
 
 async def search_parts(catalog: CatalogReader, args: dict[str, Any]) -> dict[str, Any]:
     query: str = args["query"]
     model: str | None = args.get("model")
     appliance = cast(Appliance | None, args.get("appliance"))
-    limit: int = args.get("limit", 5)
+    limit = int(args.get("limit", 5))  # JSON Schema lets 5.0 through as an integer
     hits = await catalog.search(query, model=model, appliance=appliance, limit=limit)
     parts = []
     model_name: str | None = None
+    if model:
+        lookup = await catalog.find_model(model)
+        model_name = lookup["match"]["model_number"] if lookup["match"] else lookup["normalized"]
     for hit in hits:
-        status, model_name, _ = await _fit(catalog, hit["part"]["ps_number"], model)
+        status, _ = await _fit(catalog, hit["part"]["ps_number"], model)
         parts.append(part_card(hit["part"], fit=status, model=model_name))
-    return {"ok": True, "query": query, "model": model_name or model, "parts": parts}
+    return {"ok": True, "query": query, "model": model_name, "parts": parts}
 
 
 async def check_compatibility(catalog: CatalogReader, args: dict[str, Any]) -> dict[str, Any]:
@@ -121,7 +125,7 @@ async def get_installation_instructions(
     part = await catalog.get_part(number)
     if part is None:
         raise _unknown_part(number)
-    status, model_name, _ = await _fit(catalog, part["ps_number"], args.get("model"))
+    status, model_name = await _fit(catalog, part["ps_number"], args.get("model"))
     guide = await catalog.install_guide(part["part_type"])
     card = part_card(part, fit=status, model=model_name)
     return {"ok": True, "part": card, "guide": guide_dict(guide), "videoUrl": card["videoUrl"]}
@@ -132,7 +136,7 @@ async def get_part_details(catalog: CatalogReader, args: dict[str, Any]) -> dict
     part = await catalog.get_part(number)
     if part is None:
         raise _unknown_part(number)
-    status, model_name, _ = await _fit(catalog, part["ps_number"], args.get("model"))
+    status, model_name = await _fit(catalog, part["ps_number"], args.get("model"))
     return {
         "ok": True,
         "part": part_card(part, fit=status, model=model_name),

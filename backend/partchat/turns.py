@@ -66,12 +66,13 @@ class Buffered:
 @dataclass
 class TurnRun:
     turn_id: str
-    message_id: str
-    client_message_id: str
+    message_id: str  # the client's message id: what start, inflight and history carry
+    stored_message_id: str  # the store's id of the user message
     text_parts: list[str] = field(default_factory=list)
     tool_outputs: list[dict[str, Any]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
     stop_requested: bool = False
+    running: bool = False  # the task has taken its first step (cancel reaches its finally)
     started: float = field(default_factory=time.perf_counter)
     first_token: float | None = None
 
@@ -85,6 +86,7 @@ class Hub:
     buffer: deque[Buffered] = field(default_factory=deque)
     subscribers: set[Subscriber] = field(default_factory=set)
     turn: TurnRun | None = None
+    starting: bool = False  # a submit is storing its user message (the turn is not set yet)
     idle_since: float = field(default_factory=time.monotonic)
 
     def publish(self, event: TurnEvent | dict[str, Any], turn_id: str) -> int:
@@ -163,13 +165,16 @@ class TurnEngine:
         return hub, False
 
     async def _load(self, record: SessionRecord) -> Hub:
-        history = await self.store.history(record.id, limit=HISTORY_FOR_READY)
-        hub = Hub(
-            record.id,
-            _context(record.context),
-            [_history_message(m) for m in history],
-            max(record.last_seq, record.seq_reserved),
+        history = await stored_history(self.store, record.id, HISTORY_FOR_READY)
+        # seq_reserved (last_seq + SEQ_RESERVE, written when a turn begins) only matters
+        # when the last turn did not end here: its events may have been sent without
+        # last_seq being stored. After a turn that ended (finish stored) last_seq is exact,
+        # and resuming from it keeps the stream contiguous across a clean restart.
+        ended = not history or (
+            history[-1]["role"] == "assistant" and history[-1].get("status") != "interrupted"
         )
+        last_seq = record.last_seq if ended else max(record.last_seq, record.seq_reserved)
+        hub = Hub(record.id, _context(record.context), history, last_seq)
         self.hubs[record.id] = hub
         return hub
 
@@ -188,19 +193,26 @@ class TurnEngine:
         Raises ``StorageUnavailable`` when the message could not be stored.
         """
         if hub.turn is not None:
-            if hub.turn.client_message_id == client_message_id:
+            if hub.turn.message_id == client_message_id:
                 return Submitted("duplicate", hub.turn.turn_id, hub.turn.message_id)
+            stored = _stored_turn(hub, client_message_id)
+            if stored is not None:
+                return Submitted("duplicate", stored, client_message_id)
+            return Submitted("busy")
+        if hub.starting:  # another connection is storing a message for this session
             return Submitted("busy")
         if self._closing:
             raise StorageUnavailable("the server is restarting; send the message again shortly")
-        begin_result = await self.store.begin_turn(
-            hub.session_id, client_message_id, text, seq_reserved=hub.last_seq + SEQ_RESERVE
-        )
+        hub.starting = True
+        try:
+            begin_result = await self.store.begin_turn(
+                hub.session_id, client_message_id, text, seq_reserved=hub.last_seq + SEQ_RESERVE
+            )
+        finally:
+            hub.starting = False
         if begin_result.duplicate:
-            return Submitted("duplicate", begin_result.turn.id, begin_result.user_message_id)
-        if hub.turn is not None:  # another connection started one while we were storing
-            return Submitted("busy")
-        run = TurnRun(begin_result.turn.id, begin_result.user_message_id, client_message_id)
+            return Submitted("duplicate", begin_result.turn.id, client_message_id)
+        run = TurnRun(begin_result.turn.id, client_message_id, begin_result.user_message_id)
         hub.turn = run
         hub.history.append(
             HistoryMessage(
@@ -219,13 +231,19 @@ class TurnEngine:
         if run is None or run.task is None or run.task.done():
             return False
         run.stop_requested = True
-        run.task.cancel()
+        if run.running:
+            run.task.cancel()
+        # else: the task has not started; it sees stop_requested first thing and aborts
+        # (cancelling it now would skip its finally: no finish, the session stuck busy).
         return True
 
     async def _run(self, hub: Hub, run: TurnRun, text: str) -> None:
+        run.running = True
         finish_reason: FinishReason = "stop"
         context = hub.context
         try:
+            if run.stop_requested:
+                raise asyncio.CancelledError
             messages: list[BaseMessage] = [
                 _to_lc(m) for m in hub.history[-HISTORY_FOR_LLM - 1 : -1]
             ]
@@ -239,8 +257,10 @@ class TurnEngine:
                 if reason in ("length", "error"):
                     finish_reason = reason  # type: ignore[assignment]
                 new_context = context_of_update(mode, chunk)
-                if new_context is not None:
+                if new_context is not None and new_context != context:
                     context = new_context
+                    hub.context = context
+                    await self._save_context_early(hub.session_id, context)
         except asyncio.CancelledError:
             finish_reason = "aborted"
             if not run.stop_requested:
@@ -260,6 +280,13 @@ class TurnEngine:
             )
         finally:
             await asyncio.shield(self._finish(hub, run, finish_reason, context))
+
+    async def _save_context_early(self, session_id: str, context: Context) -> None:
+        """Persist what extract learned before the answer streams, so a crash mid-turn keeps it."""
+        try:
+            await self.store.save_context(session_id, dict(context))
+        except Exception as exc:  # the turn's finish saves it again; a failure here costs nothing
+            log.warning("early context save failed: %s", type(exc).__name__)
 
     def _track(self, run: TurnRun, event: TurnEvent) -> None:
         if event["type"] == "tool-output-error":
@@ -384,6 +411,32 @@ def _context(raw: Any) -> Context:
         symptoms=list(data["symptoms"] or []),
         applianceType=data["applianceType"],
     )
+
+
+def _stored_turn(hub: Hub, client_message_id: str) -> str | None:
+    """The turn id of a user message this hub's history holds under that client id."""
+    for m in reversed(hub.history):
+        if m["role"] == "user" and m["id"] == client_message_id:
+            turn_id: str = m["turnId"]
+            return turn_id
+    return None
+
+
+async def stored_history(store: SessionStore, session_id: str, limit: int) -> list[HistoryMessage]:
+    """The session's stored history as the wire carries it: user messages under the
+    client's message id (the store keys them by its own id)."""
+    rows = await store.history(session_id, limit=limit)
+    client_ids: dict[str, str] = {}
+    for row in rows:
+        if row["role"] == "user" and row["turnId"] not in client_ids:
+            turn = await store.get_turn(row["turnId"])
+            if turn is not None:
+                client_ids[row["turnId"]] = turn.client_message_id
+    history = [_history_message(row) for row in rows]
+    for message in history:
+        if message["role"] == "user":
+            message["id"] = client_ids.get(message["turnId"], message["id"])
+    return history
 
 
 def _history_message(m: Any) -> HistoryMessage:

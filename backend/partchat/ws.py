@@ -168,7 +168,7 @@ async def _receive_loop(services: Services, conn: Connection) -> None:
         try:
             frame = parse_client_frame(raw)
         except ProtocolError as exc:
-            _send_error(services, conn, exc.code, exc.message)
+            _send_error(services, conn, exc.code, exc.message, exc.message_id)
             conn.bad_frames += 1
             if conn.bad_frames > MAX_BAD_FRAMES:
                 await ws.close(1008, "too many bad frames")
@@ -187,9 +187,18 @@ async def _receive_loop(services: Services, conn: Connection) -> None:
             services.engine.stop(conn.hub)
 
 
-def _send_error(services: Services, conn: Connection, code: ErrorCode, message: str) -> None:
+def _send_error(
+    services: Services,
+    conn: Connection,
+    code: ErrorCode,
+    message: str,
+    message_id: str | None = None,
+) -> None:
     services.metrics.errors.labels(code).inc()
-    conn.send_now(encode(error_event(code, message)))
+    event = error_event(code, message)
+    if message_id is not None:
+        event["messageId"] = message_id  # the client message it refuses
+    conn.send_now(encode(event))
 
 
 async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> None:
@@ -206,9 +215,10 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
     inflight = (
         Inflight(turnId=hub.turn.turn_id, messageId=hub.turn.message_id) if hub.turn else None
     )
-    # The turn in flight is not in the history a client is sent: its events are replayed.
+    # The in-flight turn's answer is not in the history a client is sent (its events are
+    # replayed from its start); its user message is: it was stored before the turn ran.
     in_flight_id = hub.turn.turn_id if hub.turn else None
-    history = [m for m in hub.history if m["turnId"] != in_flight_id]
+    history = [m for m in hub.history if m["turnId"] != in_flight_id or m["role"] == "user"]
     ready = ReadyEvent(
         type="ready",
         sessionId=hub.session_id,
@@ -218,7 +228,9 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
         inflight=inflight,
         seq=hub.last_seq,
     )
-    conn.last_seq = -1
+    # The client has every event up to its lastSeq: never send it one of those again (a
+    # re-sent message's events, below). A lastSeq above ours is from an older stream.
+    conn.last_seq = -1 if last_seq is None else min(last_seq, hub.last_seq)
     conn.send_now(encode(ready))
     # Replay and subscribe with no await in between: nothing can slip through the gap.
     for item in hub.replay_after(last_seq, turn_id=in_flight_id):
@@ -228,8 +240,15 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
 
 async def _on_message(services: Services, conn: Connection, frame: MessageFrame) -> None:
     assert conn.hub is not None
+    message_id = frame["id"]
     if conn.rate_limited(time.monotonic()):
-        _send_error(services, conn, "rate_limited", "Too many messages: at most 10 per 10 seconds.")
+        _send_error(
+            services,
+            conn,
+            "rate_limited",
+            "Too many messages: at most 10 per 10 seconds.",
+            message_id,
+        )
         return
     hub = conn.hub
     try:
@@ -240,10 +259,17 @@ async def _on_message(services: Services, conn: Connection, frame: MessageFrame)
             conn,
             "storage_unavailable",
             "Your message was not accepted because storage is unavailable; please send it again.",
+            message_id,
         )
         return
     if submitted.status == "busy":
-        _send_error(services, conn, "busy", "An answer is still streaming; wait for it or stop it.")
+        _send_error(
+            services,
+            conn,
+            "busy",
+            "An answer is still streaming; wait for it or stop it.",
+            message_id,
+        )
     elif submitted.status == "duplicate" and submitted.turn_id:
         # Re-sent message: this connection gets the first turn's events it has not seen.
         for item in hub.buffer:

@@ -13,7 +13,9 @@ async def test_kill_9_mid_turn_then_restart(server_factory) -> None:  # type: ig
     client = ChatClient(server.ws_url)
     ready = await client.connect()
     session_id = ready["sessionId"]
-    await client.send({"type": "message", "id": "crash-1", "text": "How can I install part number PS11752778?"})
+    await client.send(
+        {"type": "message", "id": "crash-1", "text": "How can I install part number PS11752778?"}
+    )
     for _ in range(5):
         await client.recv_type("text-delta")
     server.kill()

@@ -67,7 +67,9 @@ def hello(ws) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_429_with_retry_after_is_retried(chat) -> None:  # type: ignore[no-untyped-def]
-    client, fake = chat([Reply.error(429, "slow down", retry_after=0.2), Reply.say("Hello from the model.")])
+    client, fake = chat(
+        [Reply.error(429, "slow down", retry_after=0.2), Reply.say("Hello from the model.")]
+    )
     with open_session(client) as ws:
         hello(ws)
         finish, _ = turn(ws, "Hi", "a")
@@ -135,7 +137,9 @@ def test_tool_arguments_that_are_not_json_go_back_to_the_model(chat) -> None:  #
 
 
 def test_unknown_tool_name_is_an_error_result(chat) -> None:  # type: ignore[no-untyped-def]
-    client, _fake = chat([Reply.call("order_pizza", {"size": "large"}), Reply.say("Sorry, I can't.")])
+    client, _fake = chat(
+        [Reply.call("order_pizza", {"size": "large"}), Reply.say("Sorry, I can't.")]
+    )
     with open_session(client) as ws:
         hello(ws)
         finish, events = turn(ws, "Hi", "a")
@@ -154,6 +158,8 @@ def test_a_model_that_calls_tools_forever_is_capped(chat) -> None:  # type: igno
     with open_session(client) as ws:
         hello(ws)
         finish, events = turn(ws, "Find me an ice maker", "a")
-        assert finish["finishReason"] == "length" and finish["text"] == "Here is what I found so far."
+        assert (
+            finish["finishReason"] == "length" and finish["text"] == "Here is what I found so far."
+        )
         assert sum(e["type"] == "tool-input-available" for e in events) == 6
         assert len(fake.requests) == 7

@@ -18,7 +18,9 @@ FORBIDDEN = ("Traceback", 'File "', "sqlite", "Error:", "partchat/", ".py")
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=50),
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=10), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=10), children, max_size=5)
+    ),
     max_leaves=20,
 )
 frames = st.one_of(
@@ -26,17 +28,41 @@ frames = st.one_of(
     json_values.map(json.dumps),
     st.fixed_dictionaries(
         {"type": st.sampled_from(["hello", "message", "stop", "ping", "pong", "HELLO", ""])},
-        optional={"sessionId": json_values, "lastSeq": json_values, "id": json_values, "text": json_values},
+        optional={
+            "sessionId": json_values,
+            "lastSeq": json_values,
+            "id": json_values,
+            "text": json_values,
+        },
     ).map(json.dumps),
 )
 
 
 def assert_safe(event: dict) -> None:
-    assert event["type"] in {"error", "pong", "ready", "start", "text-delta", "finish", "data-context",
-                             "tool-input-available", "tool-output-available", "tool-output-error"}
+    assert event["type"] in {
+        "error",
+        "pong",
+        "ready",
+        "start",
+        "text-delta",
+        "finish",
+        "data-context",
+        "tool-input-available",
+        "tool-output-available",
+        "tool-output-error",
+    }
     if event["type"] == "error":
-        assert event["code"] in {"bad_frame", "not_ready", "unknown_type", "message_too_long",
-                                 "rate_limited", "busy", "storage_unavailable", "internal", "llm_unavailable"}
+        assert event["code"] in {
+            "bad_frame",
+            "not_ready",
+            "unknown_type",
+            "message_too_long",
+            "rate_limited",
+            "busy",
+            "storage_unavailable",
+            "internal",
+            "llm_unavailable",
+        }
         for word in FORBIDDEN:
             assert word not in event["message"], event
 
@@ -145,6 +171,8 @@ async def test_message_flood_is_rate_limited_and_nothing_extra_is_stored(module_
             finishes += 1
     assert set(codes) <= {"busy", "rate_limited"}
     assert codes.count("rate_limited") >= 5  # at most 10 messages per 10 s get through
-    history = httpx.get(f"{module_server.base_url}/api/sessions/{client.session_id}").json()["history"]
+    history = httpx.get(f"{module_server.base_url}/api/sessions/{client.session_id}").json()[
+        "history"
+    ]
     assert sum(1 for m in history if m["role"] == "user") == starts
     await client.close()

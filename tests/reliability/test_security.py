@@ -32,7 +32,9 @@ async def test_cross_site_websocket_hijacking_is_refused(server_factory) -> None
     assert await _closed_code(server.ws_url, "https://evil.example") == 1008
     assert await _closed_code(server.ws_url, "null") == 1008
     assert await _closed_code(server.ws_url, "https://shop.example") is None
-    assert await _closed_code(server.ws_url, f"http://127.0.0.1:{server.port}") is None  # same origin
+    assert (
+        await _closed_code(server.ws_url, f"http://127.0.0.1:{server.port}") is None
+    )  # same origin
 
 
 def test_security_headers(live_server) -> None:  # type: ignore[no-untyped-def]
@@ -43,7 +45,10 @@ def test_security_headers(live_server) -> None:  # type: ignore[no-untyped-def]
         assert "frame-ancestors 'self'" in csp and "object-src 'none'" in csp
         assert "server" not in r.headers
     widget = httpx.get(live_server.base_url + "/widget.js")
-    assert widget.status_code == 200 and widget.headers["cross-origin-resource-policy"] == "cross-origin"
+    assert (
+        widget.status_code == 200
+        and widget.headers["cross-origin-resource-policy"] == "cross-origin"
+    )
 
 
 def test_frame_ancestors_is_configurable(server_factory) -> None:  # type: ignore[no-untyped-def]
@@ -63,7 +68,10 @@ def test_api_chat_body_limit_and_bad_bodies(live_server) -> None:  # type: ignor
 
 
 def test_sessions_are_unguessable_and_not_enumerable(live_server) -> None:  # type: ignore[no-untyped-def]
-    ids = {httpx.post(live_server.base_url + "/api/chat", json={"message": "Hi"}).json()["sessionId"] for _ in range(5)}
+    ids = {
+        httpx.post(live_server.base_url + "/api/chat", json={"message": "Hi"}).json()["sessionId"]
+        for _ in range(5)
+    }
     assert len(ids) == 5
     for sid in ids:
         assert re.fullmatch(r"[A-Za-z0-9_-]{22,}", sid)  # 128 random bits, URL-safe

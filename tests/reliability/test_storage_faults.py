@@ -43,8 +43,13 @@ def _fail_with(app_client, message: str, monkeypatch) -> None:  # type: ignore[n
     monkeypatch.setattr(db, "execute", execute)
 
 
-@pytest.mark.parametrize("fault", ["database or disk is full", "attempt to write a readonly database", "database is locked"])
-def test_message_not_accepted_is_said_and_nothing_half_stored(app_client, monkeypatch, fault) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    "fault",
+    ["database or disk is full", "attempt to write a readonly database", "database is locked"],
+)
+def test_message_not_accepted_is_said_and_nothing_half_stored(
+    app_client, monkeypatch, fault
+) -> None:  # type: ignore[no-untyped-def]
     with app_client.websocket_connect("/ws") as ws:
         ready = _hello(ws)
         with monkeypatch.context() as m:

@@ -20,7 +20,9 @@ class ChatClient:
     session_id: str | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
 
-    async def connect(self, session_id: str | None = None, last_seq: int | None = None) -> dict[str, Any]:
+    async def connect(
+        self, session_id: str | None = None, last_seq: int | None = None
+    ) -> dict[str, Any]:
         headers = {"Origin": self.origin} if self.origin else None
         self.ws = await websockets.connect(self.url, additional_headers=headers, max_size=2**22)
         await self.send({"type": "hello", "sessionId": session_id, "lastSeq": last_seq})
@@ -47,7 +49,9 @@ class ChatClient:
             if event["type"] == kind:
                 return event
 
-    async def ask(self, text: str, timeout: float = 30.0) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    async def ask(
+        self, text: str, timeout: float = 30.0
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Send a message and read until its finish; returns (finish, events of the turn)."""
         start_index = len(self.events)
         await self.send({"type": "message", "id": uuid.uuid4().hex, "text": text})

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import HumanMessage
+import re
+from collections.abc import Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.agent.state import AgentState
 from partchat.catalog.types import CatalogReader
@@ -16,7 +19,11 @@ def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
     clears the symptoms gathered for the old one (and a model of the other appliance).
     """
     update = AgentState(
-        model_changed_from=None, unknown_model=None, model_suggestions=[], unknown_part=None
+        model_changed_from=None,
+        unknown_model=None,
+        model_suggestions=[],
+        unknown_part=None,
+        mentioned_part=None,
     )
     model = state.get("product_model")
     appliance = state.get("appliance_type")
@@ -50,6 +57,8 @@ def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
     update["part_number"] = (
         found["part_numbers"][-1] if found["part_numbers"] else state.get("part_number")
     )
+    if found["part_numbers"]:
+        update["mentioned_part"] = found["part_numbers"][-1]
     if found["unknown_part_numbers"] and not found["part_numbers"]:
         update["unknown_part"] = found["unknown_part_numbers"][-1]
 
@@ -59,13 +68,146 @@ def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
     return update
 
 
+_YES = re.compile(
+    r"^\s*(yes|yeah|yep|yup|correct|right|exactly|that'?s (it|right|the one|correct)|"
+    r"that one|sure|ok(ay)?)\b[\s!.,]*(that'?s (it|right|the one)|please|thanks?)?[\s!.]*$",
+    re.IGNORECASE,
+)
+_DID_YOU_MEAN = re.compile(r"did you mean\b(.{0,200})", re.IGNORECASE | re.DOTALL)
+
+
+def confirmed_suggestion(messages: Sequence[BaseMessage]) -> str | None:
+    """The text after "Did you mean" in the previous answer, when the newest user message
+    only says yes to it (so "yes" after "Did you mean WDT780SAEM1?" sets that model)."""
+    if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
+        return None
+    if not _YES.match(messages[-1].text):
+        return None
+    previous = messages[-2]
+    if not isinstance(previous, AIMessage):
+        return None
+    m = _DID_YOU_MEAN.search(previous.text)
+    return m.group(1).split("?", 1)[0] if m else None
+
+
+_PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
+_ORDINALS = {
+    "first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
+    "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1,
+}  # fmt: skip
+_ORD = r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)"
+_ORDINAL = re.compile(
+    rf"\bthe\s+{_ORD}\b|\b{_ORD}\s+(?:one|part|option|item|choice)\b|"
+    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*([1-9])\b",
+    re.IGNORECASE,
+)
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_ACTION = re.compile(
+    r"\b(install\w*|replac\w*|fits?|compatible|price|cost|how much|details?|tell me|stock|"
+    r"buy|order|get|want|take|choose|pick|about)\b",
+    re.IGNORECASE,
+)
+_NAME_WORD = re.compile(r"[a-z]{3,}")
+_GENERIC_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "this",
+        "that",
+        "one",
+        "part",
+        "parts",
+        "refrigerator",
+        "fridge",
+        "dishwasher",
+        "assembly",
+        "kit",
+        "how",
+        "install",
+        "installing",
+        "replace",
+        "what",
+        "does",
+        "fit",
+        "fits",
+        "will",
+        "work",
+        "can",
+        "you",
+        "about",
+        "tell",
+        "show",
+        "need",
+        "want",
+        "price",
+        "cost",
+        "much",
+        "details",
+    ]
+)
+
+
+def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
+    """The part the newest user message points at in the previous answer's list: by
+    position ("the first one", "number 2") or by name ("the drain pump")."""
+    if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
+        return None
+    # The newest earlier answer that lists parts, at most two answers back ("yes" →
+    # "Which one?" → "the first one").
+    answers = [m for m in messages[-5:-1] if isinstance(m, AIMessage)][-2:]
+    listing = [m for m in answers if _PS_IN_TEXT.search(m.text)]
+    if not listing:
+        return None
+    items: dict[str, str] = {}  # PS number -> the line that names it
+    for line in listing[-1].text.splitlines():
+        bold = _BOLD.findall(line)
+        for ps in _PS_IN_TEXT.findall(line):
+            items.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
+    if not items:
+        return None
+    numbers = list(items)
+    text = messages[-1].text
+    m = _ORDINAL.search(text)
+    if m:
+        word = m.group(1) or m.group(2)
+        index = _ORDINALS[word.lower()] if word else int(m.group(3)) - 1
+        return numbers[index] if -len(numbers) <= index < len(numbers) else None
+    wanted = {w for w in _NAME_WORD.findall(text.lower()) if w not in _GENERIC_WORDS}
+    if not wanted or not _ACTION.search(text):
+        return None
+    scores = [(len(wanted & set(_NAME_WORD.findall(line))), ps) for ps, line in items.items()]
+    best = max(score for score, _ in scores)
+    winners = [ps for score, ps in scores if score == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None
+
+
+async def _extract_with_confirmation(
+    text: str, messages: Sequence[BaseMessage], catalog: CatalogReader
+) -> Extraction:
+    found = await extract(text, catalog)
+    suggested = confirmed_suggestion(messages)
+    if suggested is not None and not found["models"]:
+        offered = await extract(suggested, catalog)
+        known = [m for m in offered["models"] if m["known"]]
+        if len(known) == 1:  # one clear suggestion: "yes" means that model
+            found["models"] = known
+    if not found["part_numbers"] and not found["unknown_part_numbers"]:
+        pointed = referenced_part(messages)
+        part = await catalog.get_part(pointed) if pointed else None
+        if part is not None:
+            found["part_numbers"] = [part["ps_number"]]
+    return found
+
+
 def make_extract_node(catalog: CatalogReader):  # type: ignore[no-untyped-def]
     async def extract_node(state: AgentState) -> AgentState:
         messages = state.get("messages") or []
         last = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
         if last is None:
             return AgentState()
-        found = await extract(last.text, catalog)
+        found = await _extract_with_confirmation(last.text, messages, catalog)
         return apply_extraction(state, found)
 
     return extract_node

@@ -42,11 +42,20 @@ _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 _INJECTION = re.compile(
     r"ignore (all |any |your |the |previous |prior |above )*(instructions|rules|prompt)|"
     r"system prompt|your (instructions|prompt|rules)|reveal|jailbreak|developer mode|"
-    r"you are now|act as|pretend|disregard|forget (all|your|everything)|override",
+    r"you are now|act as|pretend|disregard|forget (all|your|everything)|override|"
+    r"above this line|(repeat|print|output|display|dump) (me )?(everything|all( of)? the text|"
+    r"the text|what('s| is| was) (above|before|written)|your|the (first|previous|above|hidden|"
+    r"initial))|show (me )?(your|the (hidden|initial|system|first|previous|above))|"
+    r"initial (prompt|instructions)|hidden (prompt|instructions)|\bDAN\b|do anything now",
     re.IGNORECASE,
 )
 _PRICE_CLAIM = re.compile(
     r"\b(say|tell|confirm|repeat|state|write|agree)\b.{0,60}(\bcosts?\b|\bprice\b|\$\s?\d)",
+    re.IGNORECASE,
+)
+_YES = re.compile(
+    r"^\s*(yes|yeah|yep|yup|sure|ok(ay)?|please|please do|go ahead|yes please)\b[\s!.,]*"
+    r"(please|thanks?|thank you)?[\s!.]*$",
     re.IGNORECASE,
 )
 _GREETING = re.compile(
@@ -72,6 +81,9 @@ _CHITCHAT = re.compile(
     r"meaning of life|sing|translate)\b",
     re.IGNORECASE,
 )
+_OUR_APPLIANCE = re.compile(
+    r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer)s?\b", re.IGNORECASE
+)
 _IN_SCOPE = re.compile(
     r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer|part|ps\d+)\b", re.IGNORECASE
 )
@@ -81,7 +93,7 @@ _INSTALL = re.compile(
     re.IGNORECASE,
 )
 _COMPAT = re.compile(
-    r"\b(compatible|compatibility|fits?|fitting|work(s)? (with|in|on)|right part for|"
+    r"compatib|\b(fits?|fitting|work(s)? (with|in|on)|right part for|"
     r"go(es)? with)\b",
     re.IGNORECASE,
 )
@@ -97,8 +109,16 @@ _DETAILS = re.compile(
     re.IGNORECASE,
 )
 _SEARCH_FILLER = re.compile(
-    r"\b(i|i'm|im|need|needs|a|an|the|my|for|looking|look|find|search|searching|do|you|have|"
-    r"sell|want|to|buy|new|where|can|get|please|some|parts?|model|is|it|this|of|with|me|show)\b",
+    r"\b(i|i'm|im|i'd|need|needs|a|an|the|my|for|looking|look|find|search|searching|do|does|"
+    r"you|have|has|had|sell|want|wanted|to|buy|order|new|where|can|could|would|get|please|some|"
+    r"any|all|parts?|model|number|is|are|it|it's|its|this|that|these|those|of|with|me|show|"
+    r"what|which|there|got|actually|also|hi|hello|hey|thanks|ok|okay|so|and|or|just|like|"
+    r"mine|one|ones|available|list|carry|stock|in|on|from|about)\b",
+    re.IGNORECASE,
+)
+_APPLIANCE_ONLY = re.compile(
+    r"^(\s|\b(fridges?|refrigerators?|freezers?|dish\s?washers?|appliances?|whirlpool|ge|"
+    r"kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|brand)\b)*$",
     re.IGNORECASE,
 )
 
@@ -130,6 +150,21 @@ def _turn_messages(
         if isinstance(m, HumanMessage):
             return m, list(messages[i + 1 :])
     return None, []
+
+
+def _previous_answer(messages: Sequence[BaseMessage], newest: HumanMessage) -> str:
+    """The assistant's answer just before the newest user message."""
+    seen = False
+    for m in reversed(messages):
+        if m is newest:
+            seen = True
+        elif seen:
+            return m.text if isinstance(m, AIMessage) else ""
+    return ""
+
+
+def part_arg_of(part: str | None, unknown_part: str | None) -> str | None:
+    return unknown_part or part
 
 
 def _previous_user_text(messages: Sequence[BaseMessage], newest: HumanMessage) -> str:
@@ -175,7 +210,10 @@ class OfflineChatModel(BaseChatModel):
             return AIMessage(content=w.GREETING)
         results = self._results(after)
         if results:
-            return AIMessage(content=self._prefix(messages) + w.write_answer(results))
+            prefix = self._prefix(messages)
+            if _PRICE_CLAIM.search(newest.text):
+                prefix += w.PRICE_CLAIM + "\n\n"
+            return AIMessage(content=prefix + w.write_answer(results))
         plan = self._plan(messages, newest)
         if plan.calls and self.tool_names:
             calls = [c for c in plan.calls if c[0] in self.tool_names]
@@ -228,7 +266,10 @@ class OfflineChatModel(BaseChatModel):
         symptoms = [s for s in (_value(ctx, "symptoms") or "").split("; ") if s]
         unknown_model = _value(ctx, "unknown model")
         unknown_part = _value(ctx, "unknown part number")
-        this_turn_part = _PS.search(text) is not None or unknown_part is not None
+        mentioned = _value(ctx, "part named in this message")
+        this_turn_part = (
+            _PS.search(text) is not None or unknown_part is not None or mentioned is not None
+        )
 
         if _PRICE_CLAIM.search(text) or _INJECTION.search(text):
             ps = _PS.search(text)
@@ -246,21 +287,38 @@ class OfflineChatModel(BaseChatModel):
         in_scope = _IN_SCOPE.search(text) is not None
         if _ORDERS.search(text) and not _INSTALL.search(text):
             return _Plan(w.ORDERS)
-        if (_OTHER_APPLIANCE.search(text) or _CHITCHAT.search(text)) and not in_scope:
+        ours = _OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
+        other = _OTHER_APPLIANCE.search(text) is not None and not ours
+        if other or (_CHITCHAT.search(text) and not in_scope):
             return _Plan(w.OUT_OF_SCOPE)
 
         intent = _intent(text)
+        if intent is None and _YES.match(text):
+            previous_answer = _previous_answer(messages, newest)
+            if "installation steps" in previous_answer:
+                if not part_arg_of(part, unknown_part) and _PS.search(previous_answer):
+                    return _Plan(w.ASK_WHICH)
+                intent = "install"
+        if intent is None and w.ASK_WHICH in _previous_answer(messages, newest):
+            intent = "install"  # "the first one" answers "Which one?" about installing
         if intent is None:
-            # A bare answer ("it's WDT780SAEM1"): continue what the previous message asked.
+            # A bare answer ("it's WDT780SAEM1", "yes"): continue what the previous
+            # message asked.
             intent = _intent(_previous_user_text(messages, newest))
-            if intent is None and (unknown_model or this_turn_part or model):
-                intent = "details" if this_turn_part else None
-        if unknown_model and intent in ("compat", "diagnose", None):
-            suggestions = re.findall(r"[A-Z0-9./-]{3,}", unknown_model.split("(", 1)[-1])
-            name = unknown_model.split(" (", 1)[0]
-            return _Plan(w.unknown_model(name, [s for s in suggestions if s != name]))
-
+            if intent is None and this_turn_part:
+                intent = "details"
         part_arg = unknown_part if unknown_part else part
+        if unknown_model:
+            name = unknown_model.split(" (", 1)[0]
+            if intent == "compat" and part_arg and not unknown_part:
+                # The tool reports the unknown model with the catalog's suggestions.
+                return _Plan(
+                    calls=[("check_compatibility", {"partNumber": part_arg, "model": name})]
+                )
+            if intent in ("compat", "diagnose", None):
+                offered = re.findall(r"[A-Z0-9./-]{3,}", unknown_model.split("(", 1)[-1])
+                return _Plan(w.unknown_model(name, [s for s in offered if s != name]))
+
         if intent == "install":
             if not part_arg:
                 return _Plan(w.ask_part("you want to install"))
@@ -286,20 +344,21 @@ class OfflineChatModel(BaseChatModel):
             return _Plan(calls=[("diagnose_repair", diag)])
         if intent == "details" and part_arg:
             return _Plan(calls=[("get_part_details", _with_model({"partNumber": part_arg}, model))])
-        if intent == "search" or (intent is None and (in_scope or model)):
+        if intent == "search" or (intent in ("details", None) and (in_scope or model)):
             query = _search_query(text)
-            if query:
-                args = {"query": query, "limit": 5}
+            if query and not _APPLIANCE_ONLY.match(query):
+                search: dict[str, Any] = {"query": query, "limit": 5}
                 if model:
-                    args["model"] = model
+                    search["model"] = model
                 elif appliance:
-                    args["appliance"] = appliance
-                return _Plan(calls=[("search_parts", args)])
+                    search["appliance"] = appliance
+                return _Plan(calls=[("search_parts", search)])
             if model:
-                return _Plan(
-                    f"Noted: your model is **{model}**. What would you like to do: find a part, "
-                    "check a fit, or diagnose a problem?"
-                )
+                return _Plan(w.noted_model(model))
+            if appliance:
+                return _Plan(w.ask_need(appliance))
+        if intent == "details":
+            return _Plan(w.ask_part("you're asking about"))
         return _Plan(w.HELP + "\n\nWhat would you like to do?")
 
     # --- BaseChatModel ------------------------------------------------------------------
@@ -359,7 +418,7 @@ def _intent(text: str) -> str | None:
         return "compat"
     if _PROBLEM.search(text):
         return "diagnose"
-    if _DETAILS.search(text) or (_PS.search(text) and len(text.split()) <= 6):
+    if _DETAILS.search(text):
         return "details"
     if re.search(
         r"\b(need|looking for|find|search|sell|buy|where|parts? for|show me)\b", text, re.I

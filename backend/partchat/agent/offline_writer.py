@@ -36,6 +36,13 @@ INJECTION = (
     "details always come from the catalog."
 )
 
+PRICE_CLAIM = "I can only quote prices and part numbers from our catalog, so here is what it says."
+
+ASK_WHICH = (
+    'Sure! Which one? Tell me its place in the list (for example "the first one") or its '
+    "part number."
+)
+
 THANKS = "You're welcome! Anything else I can help with for your refrigerator or dishwasher?"
 
 MODEL_HINT = (
@@ -50,8 +57,24 @@ def ask_model(purpose: str) -> str:
 
 def ask_part(purpose: str) -> str:
     return (
-        f"Which part do you mean? Please give me the **part number** {purpose} (a PartSelect "
-        "number like PS11752778, or the manufacturer number printed on the part)."
+        f"Which part do you mean? Please give me the **part number** {purpose}: the "
+        "PartSelect number (it starts with PS) or the manufacturer number printed on the part."
+    )
+
+
+def noted_model(model: str) -> str:
+    return (
+        f"Noted: your model is **{model}**. What can I do for it? Tell me the part you're "
+        'looking for (for example "drain pump" or "door shelf bin"), a part number to check '
+        'against it, or the problem you\'re having (for example "not draining").'
+    )
+
+
+def ask_need(appliance: str) -> str:
+    return (
+        f"Happy to help with your {appliance}. Are you looking for a specific part (tell me "
+        "its name or number), or is something wrong with it (tell me what it's doing)? The "
+        "model number helps me show only parts that fit. " + MODEL_HINT
     )
 
 
@@ -114,8 +137,8 @@ def write_error(name: str, result: dict[str, Any], args: dict[str, Any]) -> str:
     if code == "unknown_part":
         return (
             f"I couldn't find part **{number}** in our catalog. Could you check the number? "
-            "PartSelect numbers look like PS11752778; the manufacturer number is printed on "
-            "the part itself."
+            "PartSelect numbers start with PS followed by digits; the manufacturer number is "
+            "printed on the part itself."
         )
     if code == "timeout":
         return "The parts catalog is slow to answer right now. Please try again in a moment."
@@ -154,8 +177,31 @@ def write_install(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _name(card: dict[str, Any]) -> str:
+    return f"**{card['name']}** ({card['partNumber']})"
+
+
+def _price_stock(card: dict[str, Any]) -> str:
+    bits = [str(b) for b in (card.get("price"), card.get("availability")) if b]
+    return " · ".join(bits)
+
+
+_APPLIANCE_NAMES = {"refrigerator": ("refrigerator", "fridge", "freezer", "ice maker"),
+                    "dishwasher": ("dishwasher",)}  # fmt: skip
+
+
+def _other_appliance(card: dict[str, Any], appliance: str | None) -> str | None:
+    """The other appliance when the part's own name says it is for that one."""
+    name = str(card.get("name") or "").lower()
+    for other, words in _APPLIANCE_NAMES.items():
+        if other != appliance and appliance and any(word in name for word in words):
+            return other
+    return None
+
+
 def write_compatibility(result: dict[str, Any]) -> str:
     status, card, model = result["status"], result.get("part"), result["model"]
+    info = result.get("modelInfo") or {}
     if status == "unknown_part":
         return write_error(
             "check_compatibility",
@@ -163,35 +209,55 @@ def write_compatibility(result: dict[str, Any]) -> str:
             {"partNumber": result["partNumber"]},
         )
     if status == "unknown_model":
-        return unknown_model(model, result.get("suggestions") or [])
+        text = unknown_model(model, result.get("suggestions") or [])
+        if card is not None:
+            text += f" Once I have the right model I'll check the {_name(card)} against it."
+        return text
     assert card is not None
+    what = " ".join(str(x) for x in (info.get("brand"), info.get("appliance")) if x)
+    yours = f"your **{model}**" + (f" ({what})" if what else "")
     if status == "fits":
-        text = f"Yes! The {_card_line(card, with_fit=False)} fits your **{model}**."
+        lines = [f"Yes! The {_name(card)} fits {yours}."]
         how = (
             "your model's full parts list"
             if result.get("evidence") == "model_page"
             else "the part's list of compatible models"
         )
-        text += f" (Source: {how}.)"
+        lines.append(f"Source: {how}.")
+        offer = _price_stock(card)
+        if offer:
+            lines.append(f"It's {offer}.")
+        text = " ".join(lines)
         video = _video(card)
         if video:
             text += f"\n\n{video}"
-        return text
-    text = f"The catalog does **not** list the {_card_line(card, with_fit=False)} for model **{model}**."
-    if result.get("evidence") == "model_page":
+        return text + "\n\nWant the installation steps?"
+    text = f"The catalog does **not** list the {_name(card)} for {yours}."
+    other = _other_appliance(card, info.get("appliance"))
+    if other:
+        text += (
+            f" It's a {other} part and your model is a {info['appliance']}, so it almost "
+            "certainly won't fit."
+        )
+    elif result.get("evidence") == "model_page":
         text += " That list is your model's complete parts list, so it most likely does not fit."
     else:
         text += (
             " Its list of compatible models is not complete, so this is not proof it can't "
             "fit, but I can't confirm it."
         )
-    text += " I can search for the matching part for your model if you tell me what it does."
+    text += (
+        " Tell me what the part does or what's wrong, and I'll search for the matching part "
+        "for your model."
+    )
     return text
 
 
 def write_details(result: dict[str, Any]) -> str:
     card = result["part"]
     lines = [_card_line(card)]
+    if card.get("mfrNumber"):
+        lines.append(f"- Manufacturer part number: {card['mfrNumber']}")
     if card.get("brand") or card.get("partType"):
         lines.append(
             "- " + " · ".join(str(x) for x in (card.get("brand"), card.get("partType")) if x)
@@ -208,7 +274,10 @@ def write_details(result: dict[str, Any]) -> str:
     video = _video(card)
     if video:
         lines.append(f"- {video}")
-    lines.append("\nWant me to check whether it fits your model, or explain how to install it?")
+    if card.get("fit") is not None:
+        lines.append("\nWant the installation steps?")
+    else:
+        lines.append("\nWant me to check whether it fits your model, or explain how to install it?")
     return "\n".join(lines)
 
 
@@ -236,16 +305,23 @@ def write_diagnosis(result: dict[str, Any]) -> str:
     if not symptoms:
         return ask_symptom(result.get("appliance"))
     label = ", ".join(f"*{s}*" for s in symptoms)
+    guides = result.get("guides") or []
     if not candidates:
         text = f"I recognise {label} on your {appliance}, but I found no listed parts"
         if result.get("model"):
             text += f" for model {result['model']}"
-        return text + ". Could you tell me more about what happens?"
+        text += " in our catalog."
+        types = list(dict.fromkeys(t for g in guides for t in g.get("partTypes") or []))
+        if types:
+            text += " The usual causes are: " + ", ".join(types[:6]) + "."
+        videos = [g["videoUrl"] for g in guides if g.get("videoUrl")]
+        if videos:
+            text += f"\n\n[Troubleshooting video]({videos[0]})"
+        return text + "\n\nIf you know the part number, I can check it against your model."
     where = f"your {result['model']}" if result.get("model") else f"a {appliance}"
     lines = [f"For {label} on {where}, these parts are the usual fix, most likely first:"]
     for i, c in enumerate(candidates[:5], 1):
         lines.append(f"{i}. {_card_line(c['part'])}: {c['reason']}")
-    guides = result.get("guides") or []
     videos = [g["videoUrl"] for g in guides if g.get("videoUrl")]
     if videos:
         lines.append(f"\n[Troubleshooting video]({videos[0]})")

@@ -44,6 +44,8 @@ class AgentState(TypedDict, total=False):
     """Near matches for ``unknown_model``."""
     unknown_part: str | None
     """A part number from this turn that the catalog does not know."""
+    mentioned_part: str | None
+    """The known part (PS number) this turn's message named, by PS or manufacturer number."""
     tool_rounds: int
     """LLM → tools round trips so far in this turn (capped)."""
     tool_error_streak: int
@@ -71,6 +73,7 @@ def turn_input(context: Context) -> AgentState:
         unknown_model=None,
         model_suggestions=[],
         unknown_part=None,
+        mentioned_part=None,
         tool_rounds=0,
         tool_error_streak=0,
         finish_reason=None,

@@ -24,6 +24,15 @@ describe("PartCard", () => {
     expect(video.getAttribute("rel")).toBe("noopener noreferrer");
   });
 
+  it("shows *emphasis* in a reason as <em>, and markup in it as text", () => {
+    const part = { ...card(), reason: "the most common cause of *Ice maker not making ice* <img src=x onerror=alert(1)>" };
+    const { container } = render(<PartCard part={part} />);
+    const reason = container.querySelector(".pc-part__reason")!;
+    expect(reason.querySelector("em")?.textContent).toBe("Ice maker not making ice");
+    expect(reason.textContent).toBe("the most common cause of Ice maker not making ice <img src=x onerror=alert(1)>");
+    expect(container.querySelector("img")).toBeNull();
+  });
+
   it("shows a 'Fits <model>' badge when the part fits", () => {
     render(<PartCard part={card()} />);
     const badge = screen.getByTestId("pc-part-fit");

@@ -22,6 +22,16 @@ function FitBadge({ part }: PartCardProps) {
   );
 }
 
+/** Card reasons may mark the symptom as *emphasis* (Markdown); show it as <em>, never as HTML. */
+function ReasonText({ text }: { text: string }) {
+  const pieces = text.split(/\*([^*\n]+)\*/);
+  return (
+    <>
+      {pieces.map((piece, i) => (i % 2 === 1 ? <em key={i}>{piece}</em> : piece))}
+    </>
+  );
+}
+
 /** A catalog part: name, PS number, price, stock, fit for the model, install effort, video. */
 export function PartCard({ part }: PartCardProps) {
   const stock =
@@ -69,7 +79,11 @@ export function PartCard({ part }: PartCardProps) {
           )}
         </p>
       )}
-      {part.reason && <p className="pc-part__reason">{part.reason}</p>}
+      {part.reason && (
+        <p className="pc-part__reason">
+          <ReasonText text={part.reason} />
+        </p>
+      )}
       {isSafeHref(part.videoUrl) && (
         <a
           className="pc-part__video"

@@ -1,0 +1,516 @@
+"""Run every benchmark and write ``bench/results/<YYYY-MM-DD>.md`` (what ``make bench`` runs).
+
+    .venv/bin/python bench/run_all.py                 # full suite, several minutes
+    .venv/bin/python bench/run_all.py --smoke --json  # tiny counts, ~15 s (the test suite)
+    .venv/bin/python bench/run_all.py --idle 10000    # hold 10,000 idle connections
+
+Runs, each as its own process so the figures are the scripts' own:
+  bench_catalog.py        catalog query p50/p99 (real catalog)
+  bench_llm_stream.py     client CPU per streamed response, stock ChatOpenAI vs FastChatOpenAI
+  load_ws.py              50 sessions saturating (back-to-back turns, no LLM delay), with
+                          and without permessage-deflate, 1 and 2 workers; 200 sessions at
+                          realistic delays (300 ms first token, 20 ms/token); 1,000 sessions
+                          at 20 tokens/s (50 ms/token)
+  load_http.py            POST /api/chat, 50 sessions saturating
+  load_ws.py --idle       idle connections (hello only): RSS per connection
+  load_ws.py --profile    py-spy profile of the server during a saturating run (if installed)
+
+Every server runs against ``bench/fake_llm.py`` in its own fresh data directory with a
+catalog built once up front. Figures sit beside the issue's baselines as ratios; the
+machine is shared, so compare ratios measured in the same run, not absolute numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import orjson
+
+import common as C
+
+RESULTS = C.BENCH / "results"
+
+
+def run_json(args: list[str], timeout: float) -> dict[str, Any]:
+    """Run a bench script with ``--json``; its parsed output, or ``{"failed": …}``."""
+    cmd = [C.PY, *args, "--json"]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=C.ROOT)
+    except subprocess.TimeoutExpired:
+        return {"failed": f"timed out after {timeout:.0f} s", "cmd": " ".join(args)}
+    if p.returncode != 0:
+        return {"failed": f"exit {p.returncode}: {p.stderr[-2000:]}", "cmd": " ".join(args)}
+    out = p.stdout
+    start = out.find("{")
+    try:
+        data = orjson.loads(out[start:]) if start >= 0 else {}
+    except orjson.JSONDecodeError:
+        return {"failed": f"not JSON: {out[-500:]}", "cmd": " ".join(args)}
+    data["cmd"] = "python " + " ".join(args)
+    data["elapsed_s"] = round(time.monotonic() - t0, 1)
+    return data
+
+
+def load_args(script: str, stack: C.Stack, extra: list[str]) -> list[str]:
+    url = stack.server.ws_url if script == "load_ws.py" else stack.server.url
+    return [
+        f"bench/{script}",
+        "--url",
+        url,
+        "--server-pid",
+        str(stack.server.pid),
+        "--fake-url",
+        stack.fake.base_url,
+        "--tokens",
+        str(stack.tokens),
+        "--first-token-ms",
+        str(stack.first_token_ms),
+        "--token-ms",
+        str(stack.token_ms),
+        "--workers",
+        str(stack.workers),
+        *extra,
+    ]
+
+
+def shown(args: list[str]) -> str:
+    """The stand-alone command equivalent to an attached run (for the report)."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("--url", "--server-pid", "--fake-url"):
+            skip = True
+            continue
+        out.append(a)
+    return "python " + " ".join(out)
+
+
+def run_load(
+    results: dict[str, Any],
+    name: str,
+    script: str,
+    stack: C.Stack,
+    extra: list[str],
+    timeout: float,
+) -> None:
+    args = load_args(script, stack, extra)
+    r = run_json(args, timeout)
+    r["cmd"] = shown(args)
+    results["load"][name] = r
+    status = r.get("failed") or (
+        f"{r.get('turns', r.get('connections'))} ok, {r.get('errors')} errors, "
+        f"{r.get('turns_per_s', '')} turns/s, {r.get('server_cpu_ms_per_turn', '')} ms CPU/turn"
+    )
+    print(f"  {name}: {status}", file=sys.stderr, flush=True)
+
+
+def prewarm(stack: C.Stack) -> None:
+    """A few unrecorded turns on a fresh server (first LLM connection, first writes)."""
+    run_json(load_args("load_ws.py", stack, ["--sessions", "4", "--turns", "2"]), 120)
+
+
+def suite(ns: argparse.Namespace) -> dict[str, Any]:
+    C.raise_nofile()
+    results: dict[str, Any] = {
+        "date": dt.date.today().isoformat(),
+        "smoke": ns.smoke,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        },
+        "load": {},
+    }
+    tmp = Path(tempfile.mkdtemp(prefix="partchat-bench-all-"))
+    catalog = C.build_catalog(tmp / "catalog")
+    background: list[tuple[str, subprocess.Popen[str]]] = []
+    if ns.smoke:
+        # The two component benches run beside the load runs (timings do not matter here).
+        for key, args in (
+            ("catalog", ["bench/bench_catalog.py", "--quick", "--json"]),
+            (
+                "llm_stream",
+                ["bench/bench_llm_stream.py", "--quick", "--modes", "astream", "--json"],
+            ),
+        ):
+            proc = subprocess.Popen(
+                [C.PY, *args], cwd=C.ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            background.append((key, proc))
+    else:
+        print("catalog bench …", file=sys.stderr, flush=True)
+        results["catalog"] = run_json(["bench/bench_catalog.py"], 600)
+        print("LLM stream bench …", file=sys.stderr, flush=True)
+        results["llm_stream"] = run_json(["bench/bench_llm_stream.py"], 900)
+
+    if ns.smoke:
+        with C.Stack(tokens=20, catalog=catalog) as s:
+            run_load(results, "ws_smoke", "load_ws.py", s, ["--sessions", "4", "--turns", "3"], 60)
+            run_load(
+                results, "http_smoke", "load_http.py", s, ["--sessions", "4", "--turns", "3"], 60
+            )
+            run_load(
+                results,
+                "idle_smoke",
+                "load_ws.py",
+                s,
+                ["--idle", "20", "--idle-settle", "0.2", "--idle-hold", "0.3"],
+                60,
+            )
+    else:
+        sat = ["--sessions", "50", "--turns", str(ns.turns), "--duration", str(ns.duration)]
+        print("saturating runs …", file=sys.stderr, flush=True)
+        with C.Stack(tokens=60, catalog=catalog) as s:
+            run_load(results, "ws_50", "load_ws.py", s, sat, 600)
+            run_load(results, "ws_50_nodeflate", "load_ws.py", s, [*sat, "--no-compression"], 600)
+            run_load(results, "http_50", "load_http.py", s, sat, 600)
+            if C.pyspy_path() and not ns.no_profile:
+                prof = tmp / "ws_50.pyspy.txt"
+                run_load(
+                    results,
+                    "ws_50_profile",
+                    "load_ws.py",
+                    s,
+                    [
+                        "--sessions",
+                        "50",
+                        "--turns",
+                        "10",
+                        "--duration",
+                        "20",
+                        "--profile",
+                        str(prof),
+                    ],
+                    600,
+                )
+        with C.Stack(tokens=60, workers=2, catalog=catalog) as s:
+            run_load(results, "ws_50_2workers", "load_ws.py", s, sat, 600)
+        print("realistic-delay runs …", file=sys.stderr, flush=True)
+        with C.Stack(tokens=60, first_token_ms=300, token_ms=20, catalog=catalog) as s:
+            run_load(
+                results,
+                "ws_50_realistic",
+                "load_ws.py",
+                s,
+                ["--sessions", "50", "--turns", "5", "--duration", "60"],
+                900,
+            )
+            if C.pyspy_path() and not ns.no_profile:
+                prof = tmp / "ws_50_realistic.pyspy.txt"
+                run_load(
+                    results,
+                    "ws_50_realistic_profile",
+                    "load_ws.py",
+                    s,
+                    ["--sessions", "50", "--turns", "3", "--profile", str(prof)],
+                    600,
+                )
+            run_load(
+                results,
+                "ws_200_realistic",
+                "load_ws.py",
+                s,
+                ["--sessions", str(ns.realistic_sessions), "--turns", "3", "--duration", "60"],
+                900,
+            )
+        with C.Stack(tokens=60, first_token_ms=300, token_ms=50, catalog=catalog) as s:
+            prewarm(s)
+            run_load(
+                results,
+                "ws_1000_20tps",
+                "load_ws.py",
+                s,
+                [
+                    "--sessions",
+                    str(ns.thousand_sessions),
+                    "--turns",
+                    "1",
+                    "--warmup",
+                    "0",
+                    "--duration",
+                    "60",
+                ],
+                900,
+            )
+        print("idle connections …", file=sys.stderr, flush=True)
+        with C.Stack(tokens=60, catalog=catalog) as s:
+            run_load(results, "idle", "load_ws.py", s, ["--idle", str(ns.idle)], 900)
+
+    for key, proc in background:
+        try:
+            out, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            results[key] = {"failed": "timed out"}
+            continue
+        try:
+            results[key] = (
+                orjson.loads(out[out.find("{") :])
+                if proc.returncode == 0
+                else {"failed": f"exit {proc.returncode}: {err[-1000:]}"}
+            )
+        except orjson.JSONDecodeError:
+            results[key] = {"failed": f"not JSON: {out[-300:]}"}
+    with contextlib.suppress(OSError):
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    load = results["load"]
+    results["errors"] = sum(int(r.get("errors", 0) or 0) for r in load.values())
+    results["failed"] = [
+        k
+        for k, r in {
+            **load,
+            "catalog": results.get("catalog", {}),
+            "llm_stream": results.get("llm_stream", {}),
+        }.items()
+        if "failed" in r
+    ]
+    results["ok"] = not results["failed"] and results["errors"] == 0
+    return results
+
+
+# --- the report --------------------------------------------------------------------------------
+def _p(s: dict[str, Any] | None, key: str) -> str:
+    if not s or not s.get("n"):
+        return "–"
+    v = s.get(key)
+    return "–" if v is None else f"{v:g}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    if not a or not b:
+        return "–"
+    return f"{a / b:.2f}×"
+
+
+def markdown(r: dict[str, Any]) -> str:
+    m = r["machine"]
+    out = [
+        f"# Benchmarks {r['date']}" + (" (smoke)" if r["smoke"] else ""),
+        "",
+        f"Machine: {m['cpus']} CPUs (shared), Python {m['python']}, {m['platform']}; load average "
+        f"{m['loadavg_start']} at the start, {m['loadavg_end']} at the end. Written by "
+        "`bench/run_all.py`. Absolute numbers on a shared machine are noisy: compare ratios.",
+        "",
+        "## Server under load (fake OpenAI server, 60-token answers after one `search_parts` call)",
+        "",
+        "| run | sessions | turns | errors | turns/s | server CPU ms/turn | client CPU ms/turn "
+        "| TTFT p50 / p99 ms | added TTFT p50 / p99 ms | overhead p50 ms | added gap p50 / p99 ms "
+        "| peak RSS MiB |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, x in r["load"].items():
+        if x.get("bench") == "ws-idle" or "failed" in x:
+            continue
+        out.append(
+            f"| {name} | {x['sessions']} | {x['turns']} | {x['errors']} | {x['turns_per_s']} "
+            f"| {x.get('server_cpu_ms_per_turn')} | {x.get('client_cpu_ms_per_turn')} "
+            f"| {_p(x.get('ttft_ms'), 'p50')} / {_p(x.get('ttft_ms'), 'p99')} "
+            f"| {_p(x.get('added_ttft_ms'), 'p50')} / {_p(x.get('added_ttft_ms'), 'p99')} "
+            f"| {_p(x.get('overhead_ms'), 'p50')} "
+            f"| {_p(x.get('added_gap_ms'), 'p50')} / {_p(x.get('added_gap_ms'), 'p99')} "
+            f"| {x.get('peak_rss_mib')} |"
+        )
+    out += ["", "Commands (each run against its own server; see the script docstrings):", ""]
+    for name, x in r["load"].items():
+        out.append(
+            f"- {name}: `{x.get('cmd', '')}`"
+            + (f" **FAILED** {x['failed']}" if "failed" in x else "")
+        )
+    idle = [x for x in r["load"].values() if x.get("bench") == "ws-idle" and "failed" not in x]
+    if idle:
+        out += [
+            "",
+            "| idle connections | held | errors | RSS before → after MiB | KiB per connection | idle CPU % |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for x in idle:
+            out.append(
+                f"| {x['requested']} | {x['connections']} | {x['errors']} "
+                f"| {x['rss_before_mib']} → {x['rss_after_mib']} | {x['rss_per_conn_kib']} | {x['idle_cpu_pct']} |"
+            )
+
+    ws = r["load"].get("ws_50") or r["load"].get("ws_smoke") or {}
+    http = r["load"].get("http_50") or r["load"].get("http_smoke") or {}
+    cpu, tps = ws.get("server_cpu_ms_per_turn"), ws.get("turns_per_s")
+    hcpu, htps = http.get("server_cpu_ms_per_turn"), http.get("turns_per_s")
+    b = C.BASELINES
+    out += [
+        "",
+        "## Against the issue's baselines",
+        "",
+        "CPU ratio = baseline ÷ partchat (above 1: partchat uses less); throughput ratio = "
+        "partchat ÷ baseline (above 1: partchat is faster).",
+        "",
+        "| baseline | baseline | partchat WS (streamed) | ratio | partchat HTTP | ratio |",
+        "| --- | --- | --- | --- | --- | --- |",
+        f"| {b['node']['label']}, CPU/turn | 11–16 ms | {cpu} ms | {_ratio(11, cpu)} – {_ratio(16, cpu)} "
+        f"| {hcpu} ms | {_ratio(11, hcpu)} – {_ratio(16, hcpu)} |",
+        f"| {b['node']['label']}, throughput | ~110 turns/s | {tps} | {_ratio(tps, 110)} | {htps} | {_ratio(htps, 110)} |",
+        f"| {b['langgraph']['label']}, CPU/turn | ~38 ms | {cpu} ms | {_ratio(38, cpu)} | {hcpu} ms | {_ratio(38, hcpu)} |",
+        f"| {b['langgraph']['label']}, throughput | ~25 turns/s | {tps} | {_ratio(tps, 25)} | {htps} | {_ratio(htps, 25)} |",
+        f"| {b['langgraph_nostream']['label']}, CPU/turn | ~9 ms | {cpu} ms | {_ratio(9, cpu)} | {hcpu} ms | {_ratio(9, hcpu)} |",
+    ]
+    out += ["", "## Targets", "", "| target | measured | met |", "| --- | --- | --- |"]
+    for label, value, goal, lower in targets(r):
+        met = (
+            "–"
+            if value is None
+            else ("yes" if (value <= goal if lower else value >= goal) else "**no**")
+        )
+        out.append(f"| {label} | {value if value is not None else '–'} | {met} |")
+
+    cat = r.get("catalog") or {}
+    if cat and "failed" not in cat:
+        out += [
+            "",
+            "## Catalog (bench_catalog.py, real catalog)",
+            "",
+            "| query | p50 ms | p99 ms |",
+            "| --- | --- | --- |",
+        ]
+        for q, x in (cat.get("queries") or {}).items():
+            out.append(f"| {q} | {x.get('p50_ms')} | {x.get('p99_ms')} |")
+    llm = r.get("llm_stream") or {}
+    if llm and "failed" not in llm:
+        out += [
+            "",
+            "## LLM stream client CPU (bench_llm_stream.py, ms per 60-token response)",
+            "",
+            "| mode | stock ChatOpenAI | FastChatOpenAI | stock ÷ fast |",
+            "| --- | --- | --- | --- |",
+        ]
+        for mode, x in llm.items():
+            if isinstance(x, dict) and "stock_cpu_ms" in x:
+                out.append(
+                    f"| {mode} | {x['stock_cpu_ms']} | {x['fast_cpu_ms']} | {x['ratio_stock_over_fast']} |"
+                )
+    for name in ("ws_50_profile", "ws_50_realistic_profile"):
+        prof = (r["load"].get(name) or {}).get("profile")
+        if not prof:
+            continue
+        out += [
+            "",
+            f"## Where the server's CPU goes (py-spy, {name}, % of busy samples)",
+            "",
+            "| % | category (inclusive, first match) |",
+            "| --- | --- |",
+        ]
+        out += [f"| {v} | {k} |" for k, v in prof["categories"]]
+        out += ["", "| self % | function |", "| --- | --- |"]
+        out += [f"| {v} | `{k}` |" for k, v in prof["self"][:15]]
+    out += ["", f"Errors: {r['errors']}; failed runs: {', '.join(r['failed']) or 'none'}.", ""]
+    return "\n".join(out)
+
+
+def targets(r: dict[str, Any]) -> list[tuple[str, float | None, float, bool]]:
+    load = r["load"]
+    ws = load.get("ws_50") or {}
+    ws2 = load.get("ws_50_2workers") or {}
+    idle = load.get("idle") or {}
+    k = load.get("ws_1000_20tps") or {}
+    real = load.get("ws_50_realistic") or {}
+    best_tps = max([x for x in (ws.get("turns_per_s"), ws2.get("turns_per_s")) if x] or [0]) or None
+    return [
+        ("CPU per streamed turn ≤ 8 ms (ws_50)", ws.get("server_cpu_ms_per_turn"), 8.0, True),
+        ("saturated throughput ≥ 220 turns/s (best of 1 and 2 workers)", best_tps, 220.0, False),
+        (
+            "server-added TTFT p99 ≤ 5 ms at 50 sessions (saturating, ws_50)",
+            (ws.get("added_ttft_ms") or {}).get("p99"),
+            5.0,
+            True,
+        ),
+        (
+            "server-added TTFT p99 ≤ 5 ms at 50 sessions (realistic delays, ws_50_realistic)",
+            (real.get("added_ttft_ms") or {}).get("p99"),
+            5.0,
+            True,
+        ),
+        (
+            "added inter-token gap p99 ≤ 2 ms (ws_50; fake sends tokens back to back)",
+            (ws.get("added_gap_ms") or {}).get("p99"),
+            2.0,
+            True,
+        ),
+        (
+            "added inter-token gap p99 ≤ 2 ms (20 ms/token, ws_50_realistic)",
+            (real.get("added_gap_ms") or {}).get("p99"),
+            2.0,
+            True,
+        ),
+        (
+            "CPU per streamed turn ≤ 8 ms (20 ms/token, ws_50_realistic)",
+            real.get("server_cpu_ms_per_turn"),
+            8.0,
+            True,
+        ),
+        (
+            f"idle connections ≤ 100 KiB RSS each ({idle.get('connections', '–')} held)",
+            idle.get("rss_per_conn_kib"),
+            100.0,
+            True,
+        ),
+        (
+            f"{k.get('sessions', 1000)} sessions at 20 tokens/s: errors = 0",
+            k.get("errors") if k else None,
+            0,
+            True,
+        ),
+        (
+            f"{k.get('sessions', 1000)} sessions at 20 tokens/s: added gap p99 ≤ 20 ms",
+            (k.get("added_gap_ms") or {}).get("p99"),
+            20.0,
+            True,
+        ),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--smoke", action="store_true", help="tiny counts (≈15 s); writes no file")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--out", type=Path, help="the Markdown file (default bench/results/<date>.md)")
+    p.add_argument("--turns", type=int, default=40, help="turns per session, saturating runs")
+    p.add_argument("--duration", type=float, default=30.0, help="cap per saturating run (s)")
+    p.add_argument("--realistic-sessions", type=int, default=200)
+    p.add_argument("--thousand-sessions", type=int, default=1000)
+    p.add_argument("--idle", type=int, default=2000, help="idle connections to hold")
+    p.add_argument("--no-profile", action="store_true", help="skip the py-spy run")
+    ns = p.parse_args(argv)
+    t0 = time.monotonic()
+    results = suite(ns)
+    results["elapsed_s"] = round(time.monotonic() - t0, 1)
+    out = ns.out or (None if ns.smoke else RESULTS / f"{results['date']}.md")
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(markdown(results))
+        out.with_suffix(".json").write_text(C.dumps(results))
+        print(f"wrote {out}", file=sys.stderr)
+    if ns.json:
+        print(C.dumps(results))
+    else:
+        print(markdown(results))
+    return 0 if results["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,77 @@
+"""The benchmark suite still runs: ``bench/run_all.py --smoke`` end to end.
+
+It starts a fake OpenAI server and a real ``partchat serve`` against it, drives a few
+WebSocket and HTTP turns and a few idle connections, and runs the catalog and LLM-stream
+benches in their quick modes. Only correctness is asserted (exit status, zero errors,
+turns completed): never a timing, the machine is shared.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def smoke() -> dict:  # type: ignore[type-arg]
+    proc = subprocess.run(
+        [sys.executable, "bench/run_all.py", "--smoke", "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert proc.returncode == 0, (
+        f"run_all --smoke failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    )
+    return json.loads(proc.stdout[proc.stdout.index("{") :])
+
+
+@pytest.mark.timeout(120)
+def test_suite_runs_clean(smoke: dict) -> None:  # type: ignore[type-arg]
+    assert smoke["ok"] is True
+    assert smoke["errors"] == 0
+    assert smoke["failed"] == []
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("run", ["ws_smoke", "http_smoke"])
+def test_turns_complete(smoke: dict, run: str) -> None:  # type: ignore[type-arg]
+    r = smoke["load"][run]
+    assert r["errors"] == 0, r["error_kinds"]
+    assert r["warmup_errors"] == 0
+    assert r["turns"] == r["sessions"] * r["turns_per_session"]
+    assert r["turns_per_s"] > 0
+    assert r["server_cpu_ms_per_turn"] > 0
+    # every turn was matched to the fake LLM's log, so the server-added times exist
+    assert r["matched_turns"] == r["turns"]
+    assert r["added_ttft_ms"]["n"] == r["turns"]
+
+
+@pytest.mark.timeout(120)
+def test_ws_streams_tokens(smoke: dict) -> None:  # type: ignore[type-arg]
+    r = smoke["load"]["ws_smoke"]
+    assert r["deltas_per_turn"] >= 20  # --tokens 20 in smoke mode
+    assert r["gap_ms"]["n"] > 0
+
+
+@pytest.mark.timeout(120)
+def test_idle_connections_held(smoke: dict) -> None:  # type: ignore[type-arg]
+    r = smoke["load"]["idle_smoke"]
+    assert r["errors"] == 0
+    assert r["connections"] == r["requested"] == 20
+    assert r["rss_after_mib"] > 0
+
+
+@pytest.mark.timeout(120)
+def test_component_benches_ran(smoke: dict) -> None:  # type: ignore[type-arg]
+    assert smoke["catalog"]["queries"]["search"]["n"] > 0
+    assert smoke["llm_stream"]["astream"]["fast_cpu_ms"] > 0

@@ -1,0 +1,278 @@
+"""The context rules (``apply_extraction``), pure, and the catalog-aware extraction."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from partchat.agent.extract import (
+    apply_extraction,
+    confirmed_suggestion,
+    make_extract_node,
+    referenced_part,
+)
+from partchat.agent.prompts import context_block
+from partchat.agent.state import AgentState, empty_context, turn_input
+from partchat.catalog import Catalog
+from partchat.catalog.types import Appliance
+from partchat.extraction import Extraction, ModelMention, extract
+
+
+def mention(
+    model: str,
+    *,
+    known: bool = True,
+    appliance: Appliance | None = "dishwasher",
+    suggestions: list[str] | None = None,
+) -> ModelMention:
+    return ModelMention(
+        model=model,
+        known=known,
+        brand="Whirlpool" if known else None,
+        appliance=appliance if known else None,
+        suggestions=suggestions or [],
+    )
+
+
+def found(
+    *,
+    parts: list[str] | None = None,
+    unknown_parts: list[str] | None = None,
+    models: list[ModelMention] | None = None,
+    symptoms: list[str] | None = None,
+    appliance: Appliance | None = None,
+) -> Extraction:
+    return Extraction(
+        part_numbers=parts or [],
+        unknown_part_numbers=unknown_parts or [],
+        models=models or [],
+        symptoms=symptoms or [],
+        appliance=appliance,
+    )
+
+
+def state(**fields: Any) -> AgentState:
+    return AgentState(**{**turn_input(empty_context()), **fields})  # type: ignore[typeddict-item]
+
+
+# -- models ------------------------------------------------------------------------------
+def test_first_model_is_set_without_a_change_note() -> None:
+    out = apply_extraction(state(), found(models=[mention("WDT780SAEM1")]))
+    assert out["product_model"] == "WDT780SAEM1"
+    assert out["appliance_type"] == "dishwasher"
+    assert out["model_changed_from"] is None
+
+
+def test_a_new_model_replaces_the_old_and_says_so() -> None:
+    before = state(product_model="WDT780SAEM1", appliance_type="dishwasher")
+    out = apply_extraction(before, found(models=[mention("WDF520PADM7")]))
+    assert out["product_model"] == "WDF520PADM7"
+    assert out["model_changed_from"] == "WDT780SAEM1"
+
+
+def test_the_same_model_again_is_not_a_change() -> None:
+    before = state(product_model="WDT780SAEM1", appliance_type="dishwasher")
+    out = apply_extraction(before, found(models=[mention("WDT780SAEM1")]))
+    assert out["model_changed_from"] is None
+    assert out["product_model"] == "WDT780SAEM1"
+
+
+def test_the_last_known_model_of_a_message_wins() -> None:
+    out = apply_extraction(state(), found(models=[mention("WDT780SAEM1"), mention("WDF520PADM7")]))
+    assert out["product_model"] == "WDF520PADM7"
+
+
+def test_an_unknown_model_keeps_the_old_one_and_carries_suggestions() -> None:
+    before = state(product_model="WDF520PADM7", appliance_type="dishwasher")
+    typo = mention("WDT780SAM1", known=False, suggestions=["WDT780SAEM1"])
+    out = apply_extraction(before, found(models=[typo]))
+    assert out["product_model"] == "WDF520PADM7"
+    assert out["unknown_model"] == "WDT780SAM1"
+    assert out["model_suggestions"] == ["WDT780SAEM1"]
+    assert out["model_changed_from"] is None
+
+
+def test_per_turn_fields_are_reset_each_turn() -> None:
+    before = state(unknown_model="X1", model_suggestions=["X2"], unknown_part="PS1")
+    out = apply_extraction(before, found())
+    assert out["unknown_model"] is None
+    assert out["model_suggestions"] == []
+    assert out["unknown_part"] is None
+    assert out["mentioned_part"] is None
+    assert out["model_changed_from"] is None
+
+
+# -- symptoms and appliance --------------------------------------------------------------
+def test_symptoms_accumulate_for_the_same_appliance_without_duplicates() -> None:
+    before = state(appliance_type="dishwasher", symptoms=["Not draining"])
+    out = apply_extraction(before, found(symptoms=["Leaking", "Not draining"]))
+    assert out["symptoms"] == ["Not draining", "Leaking"]
+    assert out["appliance_type"] == "dishwasher"
+
+
+def test_changing_appliance_clears_symptoms_and_the_other_appliance_model() -> None:
+    before = state(
+        product_model="WDT780SAEM1", appliance_type="dishwasher", symptoms=["Not draining"]
+    )
+    out = apply_extraction(before, found(symptoms=["Fridge too warm"], appliance="refrigerator"))
+    assert out["symptoms"] == ["Fridge too warm"]
+    assert out["appliance_type"] == "refrigerator"
+    assert out["product_model"] is None
+
+
+def test_a_model_of_the_other_appliance_switches_appliance_and_clears_symptoms() -> None:
+    before = state(
+        product_model="WDT780SAEM1", appliance_type="dishwasher", symptoms=["Not draining"]
+    )
+    fridge = mention("JFX2897DRM02", appliance="refrigerator")
+    out = apply_extraction(before, found(models=[fridge]))
+    assert out["product_model"] == "JFX2897DRM02"
+    assert out["appliance_type"] == "refrigerator"
+    assert out["symptoms"] == []
+    assert out["model_changed_from"] == "WDT780SAEM1"
+
+
+def test_same_appliance_word_keeps_symptoms() -> None:
+    before = state(appliance_type="dishwasher", symptoms=["Leaking"])
+    out = apply_extraction(before, found(appliance="dishwasher", symptoms=["Noisy"]))
+    assert out["symptoms"] == ["Leaking", "Noisy"]
+
+
+def test_symptoms_are_capped_at_ten_keeping_the_newest() -> None:
+    many = [f"s{i}" for i in range(12)]
+    out = apply_extraction(state(appliance_type="dishwasher"), found(symptoms=many))
+    assert out["symptoms"] == many[-10:]
+
+
+# -- parts -------------------------------------------------------------------------------
+def test_a_part_number_replaces_the_part_and_is_marked_as_mentioned() -> None:
+    out = apply_extraction(state(part_number="PS1"), found(parts=["PS2", "PS3"]))
+    assert out["part_number"] == "PS3"
+    assert out["mentioned_part"] == "PS3"
+
+
+def test_no_part_keeps_the_context_part() -> None:
+    out = apply_extraction(state(part_number="PS11752778"), found())
+    assert out["part_number"] == "PS11752778"
+    assert out["mentioned_part"] is None
+
+
+def test_an_unknown_part_is_flagged_and_keeps_the_context_part() -> None:
+    out = apply_extraction(state(part_number="PS11752778"), found(unknown_parts=["PS99999999"]))
+    assert out["unknown_part"] == "PS99999999"
+    assert out["part_number"] == "PS11752778"
+
+
+def test_an_unknown_part_next_to_a_known_one_is_not_flagged() -> None:
+    out = apply_extraction(state(), found(parts=["PS2"], unknown_parts=["PS99999999"]))
+    assert out["unknown_part"] is None
+    assert out["part_number"] == "PS2"
+
+
+def test_context_block_shows_the_per_turn_notes() -> None:
+    text = context_block(
+        state(
+            product_model="WDF520PADM7",
+            model_changed_from="WDT780SAEM1",
+            unknown_part="PS9",
+            mentioned_part="PS3406971",
+        )
+    )
+    assert "- Appliance model: WDF520PADM7" in text
+    assert "- Model changed from: WDT780SAEM1" in text
+    assert "- Unknown part number: PS9" in text
+    assert "- Part named in this message: PS3406971" in text
+
+
+# -- references to the previous answer ---------------------------------------------------
+LIST_ANSWER = AIMessage(
+    "For *Not draining* on your WDT780SAEM1:\n"
+    "1. **Dishwasher Drain Pump** (PS11753379) · $59.95: the most common cause of *Leaking*\n"
+    "2. **Dishwasher Filter** (PS11759673) · $46.14: listed as fixing *Not draining*\n"
+    "3. **Dishwasher Door Seal** (PS12348515) · $54.00: a known cause of *Leaking*"
+)
+
+
+def convo(text: str, previous: BaseMessage = LIST_ANSWER) -> list[BaseMessage]:
+    return [HumanMessage("it is not draining"), previous, HumanMessage(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("How do I install the first one?", "PS11753379"),
+        ("the second one please", "PS11759673"),
+        ("does the last one fit?", "PS12348515"),
+        ("tell me about number 2", "PS11759673"),
+        ("how do I install the door seal?", "PS12348515"),
+        ("how much is the filter", "PS11759673"),
+        ("it's also leaking", None),  # a reason word, not a part name
+        ("the ice maker is leaking too", None),
+        ("install the sixth one", None),
+    ],
+)
+def test_referenced_part(text: str, expected: str | None) -> None:
+    assert referenced_part(convo(text)) == expected
+
+
+def test_referenced_part_needs_a_previous_answer() -> None:
+    assert referenced_part([HumanMessage("install the first one")]) is None
+    assert referenced_part(convo("install the first one", AIMessage("Hi there!"))) is None
+
+
+def test_yes_confirms_a_did_you_mean() -> None:
+    asked = AIMessage("I couldn't find model **WDT780SAM1**. Did you mean **WDT780SAEM1**?")
+    assert "WDT780SAEM1" in (confirmed_suggestion(convo("yes", asked)) or "")
+    assert "WDT780SAEM1" in (confirmed_suggestion(convo("Yep, that's it", asked)) or "")
+    assert confirmed_suggestion(convo("no, it's something else", asked)) is None
+    assert confirmed_suggestion(convo("yes", AIMessage("Want the steps?"))) is None
+
+
+# -- with the real catalog ---------------------------------------------------------------
+pytestmark_catalog = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def catalog(catalog_db: Path) -> AsyncIterator[Catalog]:
+    c = await Catalog.open(catalog_db)
+    yield c
+    await c.close()
+
+
+@pytestmark_catalog
+async def test_manufacturer_number_resolves_to_the_ps_number(catalog: Catalog) -> None:
+    out = await extract("I have part W10195416", catalog)
+    assert out["part_numbers"] == ["PS3406971"]
+
+
+@pytestmark_catalog
+async def test_extract_finds_model_symptom_and_appliance(catalog: Catalog) -> None:
+    out = await extract("My dishwasher WDT780SAEM1 is not draining and leaking", catalog)
+    assert [m["model"] for m in out["models"] if m["known"]] == ["WDT780SAEM1"]
+    assert out["appliance"] == "dishwasher"
+    assert out["symptoms"] == ["Not draining", "Leaking"]
+
+
+@pytestmark_catalog
+async def test_extract_flags_typos_and_unknown_parts(catalog: Catalog) -> None:
+    out = await extract("Is PS99999999 compatible with WDT780SAM1?", catalog)
+    assert out["unknown_part_numbers"] == ["PS99999999"]
+    typo = out["models"][0]
+    assert typo["known"] is False
+    assert "WDT780SAEM1" in typo["suggestions"]
+
+
+@pytestmark_catalog
+async def test_extract_node_resolves_yes_and_ordinals(catalog: Catalog) -> None:
+    node = make_extract_node(catalog)
+    asked = AIMessage("I couldn't find model **WDT780SAM1**. Did you mean **WDT780SAEM1**?")
+    out = await node(state(messages=convo("yes", asked)))
+    assert out["product_model"] == "WDT780SAEM1"
+    out = await node(state(messages=convo("How do I install the first one?")))
+    assert out["part_number"] == "PS11753379"
+    assert out["mentioned_part"] == "PS11753379"

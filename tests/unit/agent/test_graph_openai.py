@@ -1,0 +1,270 @@
+"""The OpenAI-compatible path through the same graph, against the scripted fake server.
+
+The chat model comes from ``make_chat_model`` with ``PARTCHAT_LLM=openai`` settings
+pointing at ``bench/fake_llm.py``; turns run through ``stream_adapter.adapt`` exactly
+as in the offline conversations.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+import pytest_asyncio
+from bench.fake_llm import FakeLLM, Reply
+
+from partchat.agent.graph import APOLOGY, MAX_TOOL_ROUNDS, build_graph
+from partchat.agent.llm import classify_llm_error, make_chat_model
+from partchat.catalog import Catalog
+from partchat.settings import Settings
+from partchat.toolbox import Toolbox
+from tests.support.agent_driver import Conversation, grounding_problems
+from tests.unit.agent.conftest import FakeFactory
+
+pytestmark = pytest.mark.timeout(30)
+
+PUMP = "PS11753379"
+MODEL = "WDT780SAEM1"
+
+
+@pytest_asyncio.fixture
+async def catalog(catalog_db: Path) -> AsyncIterator[Catalog]:
+    c = await Catalog.open(catalog_db)
+    yield c
+    await c.close()
+
+
+def graph_for(fake: FakeLLM, catalog: Catalog, *, timeout_s: float = 10.0, retries: int = 0) -> Any:
+    settings = Settings(
+        llm="openai",
+        openai_api_key="sk-test",
+        openai_base_url=fake.base_url,
+        model="fake-model",
+        llm_timeout_s=timeout_s,
+        llm_max_retries=retries,
+    )
+    return build_graph(make_chat_model(settings), Toolbox.load(catalog), catalog)
+
+
+def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in body["messages"] if m.get("role") == "tool"]
+
+
+# -- streaming ---------------------------------------------------------------------------
+async def test_streamed_text_becomes_text_deltas(fake_llm: FakeFactory, catalog: Catalog) -> None:
+    answer = "Hi! I can help with refrigerator and dishwasher parts. What do you need?"
+    fake = await fake_llm([Reply.say(answer)])
+    turn = await Conversation(graph_for(fake, catalog)).say("Hello")
+    deltas = [e["delta"] for e in turn.events if e["type"] == "text-delta"]
+    assert len(deltas) > 5  # token by token, not one block
+    assert turn.text == answer
+    assert turn.calls == []
+    assert turn.finish_reason == "stop"
+    body = fake.chat_requests[0]
+    assert body["stream"] is True
+    assert {t["function"]["name"] for t in body["tools"]} == {
+        "search_parts",
+        "check_compatibility",
+        "diagnose_repair",
+        "get_installation_instructions",
+        "get_part_details",
+        "extract_information",
+    }
+    system = body["messages"][0]
+    assert system["role"] == "system"
+    assert "## Session context" in system["content"]
+
+
+async def test_streamed_tool_call_runs_and_its_result_goes_back(
+    fake_llm: FakeFactory, catalog: Catalog
+) -> None:
+    fake = await fake_llm(
+        [
+            Reply.call("check_compatibility", {"partNumber": PUMP, "model": MODEL}),
+            Reply.say(f"Yes: the Dishwasher Drain Pump ({PUMP}, $59.95) fits your {MODEL}."),
+        ]
+    )
+    conversation = Conversation(graph_for(fake, catalog))
+    turn = await conversation.say(f"Does {PUMP} fit my {MODEL}?")
+    kinds = [e["type"] for e in turn.events]
+    assert kinds[0] == "data-context"
+    assert turn.context["productModel"] == MODEL
+    assert turn.calls == [("check_compatibility", {"partNumber": PUMP, "model": MODEL})]
+    (output,) = turn.outputs
+    assert output["status"] == "fits"
+    assert output["part"]["price"] == "$59.95"
+    assert kinds.index("tool-input-available") < kinds.index("tool-output-available")
+    assert kinds.index("tool-output-available") < kinds.index("text-delta")
+    assert turn.text.startswith("Yes: the Dishwasher Drain Pump")
+    assert not grounding_problems(turn)
+    second = fake.chat_requests[1]
+    (tool_msg,) = tool_messages(second)
+    assert json.loads(tool_msg["content"])["status"] == "fits"
+    assistant = second["messages"][-2]
+    assert assistant["tool_calls"][0]["function"]["name"] == "check_compatibility"
+    assert tool_msg["tool_call_id"] == assistant["tool_calls"][0]["id"]
+
+
+async def test_context_reaches_the_model_on_the_next_turn(
+    fake_llm: FakeFactory, catalog: Catalog
+) -> None:
+    fake = await fake_llm([Reply.say("Noted."), Reply.say("Sure.")])
+    conversation = Conversation(graph_for(fake, catalog))
+    await conversation.say(f"My dishwasher is {MODEL} and it is not draining")
+    await conversation.say("What should I check?")
+    system = fake.chat_requests[1]["messages"][0]["content"]
+    assert f"- Appliance model: {MODEL}" in system
+    assert "- Symptoms: Not draining" in system
+    assert "- Appliance type: dishwasher" in system
+    history = [m["content"] for m in fake.chat_requests[1]["messages"][1:]]
+    assert history == [
+        f"My dishwasher is {MODEL} and it is not draining",
+        "Noted.",
+        "What should I check?",
+    ]
+
+
+# -- validation errors go back to the model ----------------------------------------------
+@pytest.mark.parametrize(
+    ("bad_args", "path"),
+    [
+        ({"partNumber": 123, "model": MODEL}, "/partNumber"),
+        ({"partNumber": PUMP}, "/model"),
+    ],
+    ids=["partNumber-123", "missing-model"],
+)
+async def test_invalid_tool_input_is_returned_to_the_model_which_corrects_it(
+    fake_llm: FakeFactory, catalog: Catalog, bad_args: dict[str, Any], path: str
+) -> None:
+    fake = await fake_llm(
+        [
+            Reply.call("check_compatibility", bad_args),
+            Reply.call("check_compatibility", {"partNumber": PUMP, "model": MODEL}),
+            Reply.say("It fits."),
+        ]
+    )
+    turn = await Conversation(graph_for(fake, catalog)).say(f"Does {PUMP} fit {MODEL}?")
+    (error,) = turn.tool_errors
+    assert error["toolName"] == "check_compatibility"
+    assert path in [e["path"] for e in error["errors"]]
+    (tool_msg,) = tool_messages(fake.chat_requests[1])
+    content = json.loads(tool_msg["content"])
+    assert content["ok"] is False
+    assert content["error"]["code"] == "invalid_input"
+    assert path in [e["path"] for e in content["error"]["errors"]]
+    assert [o["status"] for o in turn.outputs] == ["fits"]
+    assert turn.text == "It fits."
+    assert turn.finish_reason == "stop"
+
+
+async def test_arguments_that_are_not_json_are_reported_too(
+    fake_llm: FakeFactory, catalog: Catalog
+) -> None:
+    fake = await fake_llm(
+        [
+            Reply.call("get_part_details", "this is not json"),
+            Reply.call("get_part_details", {"partNumber": PUMP}),
+            Reply.say("Here it is."),
+        ]
+    )
+    turn = await Conversation(graph_for(fake, catalog)).say(f"Tell me about {PUMP}")
+    (tool_msg,) = tool_messages(fake.chat_requests[1])
+    assert "invalid_input" in tool_msg["content"]
+    assert turn.outputs[0]["part"]["partNumber"] == PUMP
+    assert turn.text == "Here it is."
+
+
+# -- outages -----------------------------------------------------------------------------
+async def raised(graph: Any, text: str = "hi") -> BaseException:
+    try:
+        await Conversation(graph).say(text)
+    except Exception as exc:
+        return exc
+    raise AssertionError("the turn did not raise")
+
+
+async def test_http_500_is_retried_then_succeeds(fake_llm: FakeFactory, catalog: Catalog) -> None:
+    fake = await fake_llm(
+        [Reply.error(500, retry_after=0.01), Reply.say("Back again: how can I help?")]
+    )
+    turn = await Conversation(graph_for(fake, catalog, retries=2)).say("Hello")
+    assert turn.text == "Back again: how can I help?"
+    assert len(fake.chat_requests) == 2
+
+
+async def test_http_500_retried_then_reported_as_llm_unavailable(
+    fake_llm: FakeFactory, catalog: Catalog
+) -> None:
+    fake = await fake_llm(default=Reply.error(500, retry_after=0.01), mode="script")
+    error = await raised(graph_for(fake, catalog, retries=2))
+    assert isinstance(error, openai.APIStatusError)
+    assert classify_llm_error(error) == "llm_unavailable"
+    assert len(fake.chat_requests) == 3  # the first try and two retries
+
+
+async def test_timeouts_are_retried_then_reported_as_llm_unavailable(
+    fake_llm: FakeFactory, catalog: Catalog
+) -> None:
+    fake = await fake_llm(default=Reply.hang(30), mode="script")
+    error = await raised(graph_for(fake, catalog, timeout_s=0.3, retries=1))
+    assert isinstance(error, openai.APIError)
+    assert classify_llm_error(error) == "llm_unavailable"
+    assert len(fake.chat_requests) == 2
+
+
+# -- limits ------------------------------------------------------------------------------
+async def test_tool_round_cap_ends_with_length_and_an_answer_without_tools(
+    fake_llm: FakeFactory, catalog: Catalog
+) -> None:
+    def script(body: dict[str, Any]) -> Reply:
+        if body.get("tools"):
+            return Reply.call("search_parts", {"query": "drain pump", "model": MODEL})
+        return Reply.say("Here is what I found so far: the drain pump fits your model.")
+
+    fake = await fake_llm(script)
+    turn = await Conversation(graph_for(fake, catalog)).say("find me everything")
+    requests = fake.chat_requests
+    assert len(requests) == MAX_TOOL_ROUNDS + 1
+    assert all(r.get("tools") for r in requests[:-1])
+    assert not requests[-1].get("tools")
+    assert "maximum number of tool calls" in requests[-1]["messages"][0]["content"]
+    assert len(turn.calls) == MAX_TOOL_ROUNDS
+    assert turn.finish_reason == "length"
+    assert turn.text == "Here is what I found so far: the drain pump fits your model."
+
+
+async def test_a_model_that_never_stops_calling_tools_still_ends(
+    fake_llm: FakeFactory, catalog: Catalog
+) -> None:
+    fake = await fake_llm(default=Reply.call("search_parts", {"query": "pump"}), mode="script")
+    turn = await Conversation(graph_for(fake, catalog)).say("find me everything")
+    assert len(fake.chat_requests) == MAX_TOOL_ROUNDS + 1
+    assert len(turn.outputs) == MAX_TOOL_ROUNDS  # the call after the cap is not run
+    assert turn.finish_reason == "length"
+
+
+async def test_three_failing_tool_calls_in_a_row_trip_the_circuit_breaker(
+    fake_llm: FakeFactory, catalog: Catalog
+) -> None:
+    fake = await fake_llm(
+        default=Reply.call("get_part_details", {"partNumber": "PS99999999"}), mode="script"
+    )
+    turn = await Conversation(graph_for(fake, catalog)).say("Tell me about PS99999999")
+    assert len(fake.chat_requests) == 3
+    assert len(turn.tool_errors) == 3
+    assert turn.text == APOLOGY
+    assert turn.finish_reason == "error"
+
+
+async def test_a_success_resets_the_failure_streak(fake_llm: FakeFactory, catalog: Catalog) -> None:
+    bad = Reply.call("get_part_details", {"partNumber": "PS99999999"})
+    good = Reply.call("get_part_details", {"partNumber": PUMP})
+    fake = await fake_llm([bad, bad, good, bad, bad, Reply.say("Done.")])
+    turn = await Conversation(graph_for(fake, catalog)).say("Tell me about parts")
+    assert len(turn.tool_errors) == 4
+    assert turn.text == "Done."
+    assert turn.finish_reason == "stop"

@@ -1,0 +1,154 @@
+"""TurnEngine and Connection edge cases that an integration test cannot time reliably."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from partchat.metrics import Metrics
+from partchat.sessions import SessionStore
+from partchat.turns import SEQ_RESERVE, TurnEngine
+from partchat.ws import CLOSE_TOO_SLOW, SEND_QUEUE_FRAMES, Connection
+
+pytestmark = pytest.mark.timeout(30)
+
+
+class SlowGraph:
+    """Stands in for the compiled graph: streams nothing for a while."""
+
+    def __init__(self, seconds: float = 5.0) -> None:
+        self.seconds = seconds
+        self.calls = 0
+
+    async def astream(self, state: Any, stream_mode: Any = None) -> AsyncIterator[Any]:
+        self.calls += 1
+        await asyncio.sleep(self.seconds)
+        return
+        yield  # an async generator
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def deliver(self, seq: int, frame: str) -> None:
+        self.events.append(json.loads(frame))
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SessionStore]:
+    s = await SessionStore.open(tmp_path / "sessions.db")
+    yield s
+    await s.close()
+
+
+async def test_stop_before_the_turn_task_started_still_finishes_it(store: SessionStore) -> None:
+    graph = SlowGraph()
+    engine = TurnEngine(store, graph, Metrics())  # type: ignore[arg-type]
+    hub, _ = await engine.open_session(None)
+    sub = Recorder()
+    engine.subscribe(hub, sub)
+    submitted = await engine.submit(hub, "m-1", "hello")
+    assert submitted.status == "started"
+    # No await between submit and stop: the task has not taken its first step.
+    assert engine.stop(hub)
+    run = hub.turn
+    assert run is not None and run.task is not None
+    await asyncio.wait_for(run.task, 5)
+    assert hub.turn is None and graph.calls == 0
+    assert [e["type"] for e in sub.events] == ["start", "finish"]
+    assert sub.events[-1]["finishReason"] == "aborted"
+    history = await store.history(hub.session_id)
+    assert [(m["role"], m["status"]) for m in history] == [
+        ("user", "complete"),
+        ("assistant", "failed"),
+    ]
+    # The session is not stuck: the next message starts a turn.
+    assert (await engine.submit(hub, "m-2", "again")).status == "started"
+    engine.stop(hub)
+    await asyncio.sleep(0)
+    await engine.shutdown(1.0)
+
+
+async def test_concurrent_submits_start_one_turn_and_store_one_message(
+    store: SessionStore,
+) -> None:
+    engine = TurnEngine(store, SlowGraph(), Metrics())  # type: ignore[arg-type]
+    hub, _ = await engine.open_session(None)
+    a, b = await asyncio.gather(
+        engine.submit(hub, "m-a", "first"), engine.submit(hub, "m-b", "second")
+    )
+    assert sorted([a.status, b.status]) == ["busy", "started"]
+    history = await store.history(hub.session_id)
+    assert len(history) == 1
+    await engine.shutdown(0.1)
+
+
+async def test_resent_id_of_a_finished_turn_while_another_runs_is_a_duplicate(
+    store: SessionStore,
+) -> None:
+    engine = TurnEngine(store, SlowGraph(0.0), Metrics())  # type: ignore[arg-type]
+    hub, _ = await engine.open_session(None)
+    first = await engine.submit(hub, "m-1", "one")
+    assert hub.turn is not None and hub.turn.task is not None
+    await hub.turn.task
+    engine.graph = SlowGraph(5.0)  # type: ignore[assignment]
+    assert (await engine.submit(hub, "m-2", "two")).status == "started"
+    again = await engine.submit(hub, "m-1", "one")
+    assert (again.status, again.turn_id) == ("duplicate", first.turn_id)
+    await engine.shutdown(0.1)
+
+
+async def test_reload_after_a_clean_finish_keeps_the_seq_and_after_a_crash_jumps(
+    store: SessionStore,
+) -> None:
+    engine = TurnEngine(store, SlowGraph(0.0), Metrics())  # type: ignore[arg-type]
+    hub, _ = await engine.open_session(None)
+    await engine.submit(hub, "m-1", "one")
+    assert hub.turn is not None and hub.turn.task is not None
+    await hub.turn.task
+    assert hub.last_seq == 2  # start, finish
+
+    fresh = TurnEngine(store, SlowGraph(), Metrics())  # type: ignore[arg-type]
+    reloaded, resumed = await fresh.open_session(hub.session_id)
+    assert resumed and reloaded.last_seq == 2
+    assert reloaded.history[0]["id"] == "m-1"  # the client's id, not the store's
+
+    # A turn that began but never finished (the process died): the reserve is used.
+    await store.begin_turn(hub.session_id, "m-2", "two", seq_reserved=2 + SEQ_RESERVE)
+    await store.mark_interrupted()
+    after_crash = TurnEngine(store, SlowGraph(), Metrics())  # type: ignore[arg-type]
+    crashed, _ = await after_crash.open_session(hub.session_id)
+    assert crashed.last_seq == 2 + SEQ_RESERVE
+
+
+class FakeSocket:
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.closed: tuple[int, str] | None = None
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(text)
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closed = (code, reason or "")
+
+
+async def test_send_queue_overflow_closes_with_4000() -> None:
+    ws = FakeSocket()
+    conn = Connection(ws)  # type: ignore[arg-type]
+    conn.deliver(1, "one")
+    conn.deliver(1, "one again")  # a duplicate seq is dropped
+    assert conn.queue.qsize() == 1
+    for seq in range(2, SEND_QUEUE_FRAMES + 2):  # one more than the queue holds
+        conn.deliver(seq, f"frame {seq}")
+    assert conn.too_slow
+    conn.deliver(SEND_QUEUE_FRAMES + 5, "later")  # ignored once too slow
+    await asyncio.wait_for(conn.sender(), 2)
+    assert ws.sent == []
+    assert ws.closed is not None and ws.closed[0] == CLOSE_TOO_SLOW
