@@ -263,19 +263,6 @@ def fake_root(base_url: str) -> str:
     return base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url.rstrip("/")
 
 
-_SITECUSTOMIZE = '''\
-"""Written by bench/common.py: lifts the WebSocket per-connection message rate limit
-(partchat.ws.RATE_LIMIT, 10 per 10 s) in benchmark servers, so a few sessions can
-saturate the server. Only processes started with PARTCHAT_BENCH_NO_RATE_LIMIT=1 see it."""
-import os
-
-if os.environ.get("PARTCHAT_BENCH_NO_RATE_LIMIT") == "1":
-    import partchat.ws as _ws
-
-    _ws.RATE_LIMIT = 10**9
-'''
-
-
 class ServerProc:
     """``partchat serve`` in a child process, configured against an OpenAI-compatible URL."""
 
@@ -318,9 +305,6 @@ class ServerProc:
         import httpx
 
         self.port = free_port()
-        hook = self.data_dir / "pyhook"
-        hook.mkdir(parents=True, exist_ok=True)
-        (hook / "sitecustomize.py").write_text(_SITECUSTOMIZE)
         env = {
             **os.environ,
             "PARTCHAT_HOST": "127.0.0.1",
@@ -332,10 +316,8 @@ class ServerProc:
             "PARTCHAT_LLM_RETRIES": "0",
             "PARTCHAT_LOG_LEVEL": self.log_level,
             "PARTCHAT_MAX_CONNECTIONS_PER_IP": "100000",
-            "PARTCHAT_BENCH_NO_RATE_LIMIT": "0" if self.rate_limit else "1",
-            "PYTHONPATH": os.pathsep.join(
-                [str(hook), *filter(None, [os.environ.get("PYTHONPATH")])]
-            ),
+            # Lift the per-connection message limit so a few sessions can saturate the server.
+            "PARTCHAT_MESSAGES_PER_10S": "10" if self.rate_limit else "1000000",
             **self.extra_env,
         }
         cmd = [PY, "-m", "partchat.cli", "serve"]
@@ -382,6 +364,18 @@ def stop_process(proc: subprocess.Popen[Any] | None, graceful: float = 10.0) -> 
         proc.wait(5)
 
 
+def count_user_messages(sessions_db: Path) -> int:
+    """User messages stored in a server's ``sessions.db``, read through a read-only
+    connection (safe beside the live server: WAL readers never block its writer)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{sessions_db}?mode=ro", uri=True, timeout=30.0)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM messages WHERE role = 'user'").fetchone()[0])
+    finally:
+        db.close()
+
+
 def build_catalog(data_dir: Path) -> Path:
     """``partchat catalog build`` into ``data_dir`` (a fresh ``PARTCHAT_DATA_DIR``)."""
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -400,7 +394,8 @@ def build_catalog(data_dir: Path) -> Path:
 class Stack:
     """A temp dir, a built catalog, a fake LLM and a server using it.
 
-    ``catalog`` reuses an already-built ``catalog.db`` (copied into the fresh data dir)."""
+    ``catalog`` reuses an already-built ``catalog.db`` (copied into the fresh data dir);
+    ``env`` adds to (or overrides) the server's environment."""
 
     tokens: int = 60
     first_token_ms: float = 0.0
@@ -410,6 +405,7 @@ class Stack:
     log_level: str = "info"
     catalog: Path | None = None
     keep: bool = False
+    env: dict[str, str] | None = None
     tmp: Path = field(init=False)
     fake: FakeProc = field(init=False)
     server: ServerProc = field(init=False)
@@ -430,6 +426,7 @@ class Stack:
                 workers=self.workers,
                 rate_limit=self.rate_limit,
                 log_level=self.log_level,
+                env=self.env,
             ).start()
         except BaseException:
             self.fake.stop()

@@ -35,7 +35,7 @@ Per turn:
 
 The client is lean (uvloop when installed, no JSON parsing of hot frames, no client
 pings) so on a small machine it leaves the CPU to the server; its own CPU per turn is
-reported too. The per-connection message rate limit (10 / 10 s) is lifted in servers
+reported too. The per-connection message rate limit (PARTCHAT_MESSAGES_PER_10S) is lifted in servers
 this script starts (``--rate-limit`` keeps it): it guards against abusive clients, and
 with it 50 sessions could not exceed 50 turns/s.
 """

@@ -41,6 +41,7 @@ class Settings:
     log_level: LogLevel = "info"
     workers: int = 1
     max_connections_per_ip: int = 50
+    messages_per_10s: int = 10  # per connection; a shopper types far slower
     static_dir: Path | None = None  # None: the frontend build shipped in the package
     offline_token_delay_ms: float = 0.0  # the offline model's pause per streamed word
 
@@ -81,6 +82,7 @@ class Settings:
             log_level=_choice(e, "PARTCHAT_LOG_LEVEL", "info", _LOG_LEVELS),
             workers=_int(e, "PARTCHAT_WORKERS", 1, 1, 64),
             max_connections_per_ip=_int(e, "PARTCHAT_MAX_CONNECTIONS_PER_IP", 50, 1, 100_000),
+            messages_per_10s=_int(e, "PARTCHAT_MESSAGES_PER_10S", 10, 1, 1_000_000),
             static_dir=Path(e["PARTCHAT_STATIC_DIR"]) if e.get("PARTCHAT_STATIC_DIR") else None,
             offline_token_delay_ms=_float(e, "PARTCHAT_OFFLINE_DELAY_MS", 0.0, allow_zero=True),
         )

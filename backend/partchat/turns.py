@@ -23,12 +23,14 @@ from langgraph.graph.state import CompiledStateGraph
 
 from partchat.agent.llm import classify_llm_error
 from partchat.agent.state import Context, turn_input
+from partchat.agent.streaming import with_text_sink
 from partchat.metrics import Metrics
 from partchat.protocol import (
     FinishEvent,
     FinishReason,
     HistoryMessage,
     StartEvent,
+    TextDeltaEvent,
     ToolOutput,
     TurnEvent,
     encode,
@@ -72,6 +74,7 @@ class TurnRun:
     tool_outputs: list[dict[str, Any]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
     stop_requested: bool = False
+    flush_text: Callable[[], None] = lambda: None  # publishes text the sink holds back
     running: bool = False  # the task has taken its first step (cancel reaches its finally)
     started: float = field(default_factory=time.perf_counter)
     first_token: float | None = None
@@ -249,7 +252,9 @@ class TurnEngine:
             ]
             messages.append(HumanMessage(content=text))
             state = {**turn_input(hub.context), "messages": messages}
-            async for mode, chunk in self.graph.astream(state, stream_mode=["messages", "updates"]):
+            config = with_text_sink(None, self._text_sink(hub, run))
+            async for mode, chunk in self.graph.astream(state, config, stream_mode=["updates"]):
+                run.flush_text()
                 for event in adapt(mode, chunk, run.turn_id):
                     self._track(run, event)
                     hub.publish(event, run.turn_id)
@@ -274,12 +279,45 @@ class TurnEngine:
             else:
                 log.exception("turn %s failed", run.turn_id)
                 message = "Something went wrong while answering. Please try again."
+            run.flush_text()
             hub.publish(
                 error_event("llm_unavailable" if code else "internal", message, run.turn_id),
                 run.turn_id,
             )
         finally:
             await asyncio.shield(self._finish(hub, run, finish_reason, context))
+
+    @staticmethod
+    def _text_sink(hub: Hub, run: TurnRun) -> Callable[[str], None]:
+        """Where the ``llm`` node streams answer text: straight into the hub.
+
+        Deltas that arrive in one pass of the event loop (one socket read from the LLM,
+        or a backlog while the server was busy) go out as one ``text-delta``: fewer
+        frames, seqs and sends, and no added latency (the flush is the loop's next
+        callback). Every other event of the turn flushes first, so order is kept.
+        """
+        turn_id = run.turn_id
+        parts = run.text_parts
+        publish = hub.publish
+        pending: list[str] = []
+        loop = asyncio.get_running_loop()
+
+        def flush() -> None:
+            if pending:
+                delta = "".join(pending)
+                pending.clear()
+                publish(TextDeltaEvent(type="text-delta", turnId=turn_id, delta=delta), turn_id)
+
+        def on_text(delta: str) -> None:
+            if run.first_token is None:
+                run.first_token = time.perf_counter()
+            parts.append(delta)
+            if not pending:
+                loop.call_soon(flush)
+            pending.append(delta)
+
+        run.flush_text = flush
+        return on_text
 
     async def _save_context_early(self, session_id: str, context: Context) -> None:
         """Persist what extract learned before the answer streams, so a crash mid-turn keeps it."""
@@ -306,6 +344,7 @@ class TurnEngine:
             )
 
     async def _finish(self, hub: Hub, run: TurnRun, reason: FinishReason, context: Context) -> None:
+        run.flush_text()
         text = "".join(run.text_parts)
         status: Literal["complete", "partial", "failed"] = (
             "complete" if reason in ("stop", "length") else ("partial" if text else "failed")

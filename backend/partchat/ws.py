@@ -37,8 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SEND_QUEUE_FRAMES = 2048  # a client this far behind is disconnected (it can resume)
-RATE_LIMIT = 10  # messages …
-RATE_WINDOW_S = 10.0  # … per this many seconds, per connection
+RATE_WINDOW_S = 10.0  # the window of Settings.messages_per_10s
 MAX_BAD_FRAMES = 20  # then the connection is closed (1008)
 CLOSE_TOO_SLOW = 4000
 PONG = '{"type":"pong"}'
@@ -47,8 +46,9 @@ PONG = '{"type":"pong"}'
 class Connection:
     """One WebSocket: the subscriber side of a hub."""
 
-    def __init__(self, ws: WebSocket) -> None:
+    def __init__(self, ws: WebSocket, rate_limit: int) -> None:
         self.ws = ws
+        self.rate_limit = rate_limit
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE_FRAMES)
         self.last_seq = -1  # highest seq queued to this client
         self.hub: Hub | None = None
@@ -78,7 +78,7 @@ class Connection:
     def rate_limited(self, now: float) -> bool:
         while self.sent and now - self.sent[0] > RATE_WINDOW_S:
             self.sent.popleft()
-        if len(self.sent) >= RATE_LIMIT:
+        if len(self.sent) >= self.rate_limit:
             return True
         self.sent.append(now)
         return False
@@ -128,7 +128,7 @@ async def ws_endpoint(websocket: WebSocket) -> None:
         await websocket.accept()
         await websocket.close(1008, "too many connections from this address")
         return
-    conn = Connection(websocket)
+    conn = Connection(websocket, settings.messages_per_10s)
     services.metrics.connections.inc()
     services.connections.add(conn)
     try:
@@ -246,7 +246,7 @@ async def _on_message(services: Services, conn: Connection, frame: MessageFrame)
             services,
             conn,
             "rate_limited",
-            "Too many messages: at most 10 per 10 seconds.",
+            f"Too many messages: at most {conn.rate_limit} per 10 seconds.",
             message_id,
         )
         return

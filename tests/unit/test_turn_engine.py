@@ -25,7 +25,9 @@ class SlowGraph:
         self.seconds = seconds
         self.calls = 0
 
-    async def astream(self, state: Any, stream_mode: Any = None) -> AsyncIterator[Any]:
+    async def astream(
+        self, state: Any, config: Any = None, stream_mode: Any = None
+    ) -> AsyncIterator[Any]:
         self.calls += 1
         await asyncio.sleep(self.seconds)
         return
@@ -141,7 +143,7 @@ class FakeSocket:
 
 async def test_send_queue_overflow_closes_with_4000() -> None:
     ws = FakeSocket()
-    conn = Connection(ws)  # type: ignore[arg-type]
+    conn = Connection(ws, 10)  # type: ignore[arg-type]
     conn.deliver(1, "one")
     conn.deliver(1, "one again")  # a duplicate seq is dropped
     assert conn.queue.qsize() == 1

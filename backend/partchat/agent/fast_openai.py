@@ -25,7 +25,7 @@ import math
 import random
 import time
 import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import httpx
@@ -33,7 +33,12 @@ import openai
 import orjson
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import agenerate_from_stream
-from langchain_core.messages import AIMessageChunk, BaseMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    message_chunk_to_message,
+)
 from langchain_core.messages.tool import ToolCallChunk
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
@@ -53,6 +58,7 @@ _RETRY_AFTER_CAP = 10.0
 """Longest server-requested wait honoured: a shopper is waiting on the other end."""
 _LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100, keepalive_expiry=5.0)
 _RETRY_STATUS = frozenset({408, 409, 429})
+_TEXT_ONLY_KEYS = frozenset({"content", "role", "refusal"})
 
 
 class LLMStreamError(openai.APIError):
@@ -85,8 +91,19 @@ class FastChatOpenAI(ChatOpenAI):
             ):
                 yield chunk
             return
+        to_chunk = self._to_chunk
         try:
-            async for chunk in self._fast_stream(plan, run_manager):
+            async for obj in self._fast_objects(plan):
+                maybe = to_chunk(obj)
+                if maybe is None:
+                    continue
+                chunk = maybe
+                if run_manager:
+                    await run_manager.on_llm_new_token(
+                        chunk.text,
+                        chunk=chunk,
+                        logprobs=(chunk.generation_info or {}).get("logprobs"),
+                    )
                 yield chunk
         except openai.BadRequestError as e:
             _handle_openai_bad_request(e)
@@ -107,6 +124,81 @@ class FastChatOpenAI(ChatOpenAI):
                 self._astream(messages, stop=stop, run_manager=run_manager, **kwargs)
             )
         return await super()._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+    async def astream_text(
+        self,
+        messages: list[BaseMessage],
+        on_text: Callable[[str], object],
+        **kwargs: Any,
+    ) -> AIMessage | None:
+        """Stream one reply straight to ``on_text`` and return it whole, or None when the
+        call needs the stock path (then nothing was sent).
+
+        The leanest path from the wire to a socket: a chunk that only carries text costs
+        one orjson parse and one ``on_text`` call, with no LangChain chunk object, no
+        callback chain and no per-token message merge. Chunks with anything else (tool
+        calls, usage, the finish reason) go through ``_to_chunk`` and are merged as
+        ``agenerate_from_stream`` would, so the returned message equals the stock one.
+        No LangChain callbacks run for this call: tracing sees the graph node, not the
+        model run. ``kwargs`` are the model kwargs (``bind_tools`` puts ``tools`` here).
+        """
+        if not self.fast_path:
+            return None
+        plan = self._fast_plan(messages, None, kwargs)
+        if plan is None:
+            return None
+        texts: list[str] = []
+        others: list[AIMessageChunk] = []
+        info: dict[str, Any] = {}
+        try:
+            async for obj in self._fast_objects(plan):
+                choices = obj.get("choices")
+                if choices:
+                    choice = choices[0]
+                    delta = choice.get("delta")
+                    if (
+                        delta is not None
+                        and not choice.get("finish_reason")
+                        and not choice.get("logprobs")
+                        and not obj.get("usage")
+                        and delta.keys() <= _TEXT_ONLY_KEYS
+                    ):
+                        text = delta.get("content")
+                        if text:
+                            texts.append(text)
+                            on_text(text)
+                        continue
+                chunk = self._to_chunk(obj)
+                if chunk is None:
+                    continue
+                if chunk.generation_info:
+                    info.update(chunk.generation_info)
+                if chunk.text:
+                    texts.append(chunk.text)
+                    on_text(chunk.text)
+                message = chunk.message
+                assert isinstance(message, AIMessageChunk)
+                others.append(message.model_copy(update={"content": ""}))
+        except openai.BadRequestError as e:
+            _handle_openai_bad_request(e)
+        except openai.APIError as e:
+            _handle_openai_api_error(e)
+        merged = others[0] + others[1:] if others else AIMessageChunk(content="")
+        assert isinstance(merged, AIMessageChunk)
+        info.pop("logprobs", None)
+        merged = merged.model_copy(
+            update={
+                "content": "".join(texts),
+                "response_metadata": {
+                    "model_provider": "openai",
+                    **merged.response_metadata,
+                    **info,
+                },
+            }
+        )
+        reply = message_chunk_to_message(merged)
+        assert isinstance(reply, AIMessage)
+        return reply
 
     async def aclose(self) -> None:
         """Close this model's HTTP client for the running event loop (app shutdown)."""
@@ -195,11 +287,10 @@ class FastChatOpenAI(ChatOpenAI):
         return client
 
     # -- the hot path ---------------------------------------------------------------------
-    async def _fast_stream(
-        self, plan: _Plan, run_manager: AsyncCallbackManagerForLLMRun | None
-    ) -> AsyncIterator[ChatGenerationChunk]:
+    async def _fast_objects(self, plan: _Plan) -> AsyncIterator[dict[str, Any]]:
+        """The stream's ``chat.completion.chunk`` objects as dicts, with the SDK's retry
+        policy before the first one and the chunk-gap timeout after."""
         client = self._client()
-        to_chunk = self._to_chunk
         gap_limit = self.stream_chunk_timeout or 0.0
         monotonic = time.monotonic
         loads = orjson.loads
@@ -262,19 +353,11 @@ class FastChatOpenAI(ChatOpenAI):
                                 raise _malformed(request, payload)
                             if obj.get("error"):
                                 raise _stream_error(request, obj["error"])
-                            chunk = to_chunk(obj)
-                            if chunk is None:
-                                continue
-                            if chunk.generation_info and "finish_reason" in chunk.generation_info:
+                            choices = obj.get("choices")
+                            if choices and choices[0].get("finish_reason"):
                                 finished = True
-                            if run_manager:
-                                await run_manager.on_llm_new_token(
-                                    chunk.text,
-                                    chunk=chunk,
-                                    logprobs=(chunk.generation_info or {}).get("logprobs"),
-                                )
                             yielded += 1
-                            yield chunk
+                            yield obj
                             last = monotonic()
                 except httpx.TimeoutException as e:
                     raise openai.APITimeoutError(request=_sdk(request)) from e

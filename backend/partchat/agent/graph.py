@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -15,6 +15,7 @@ from langgraph.graph.state import CompiledStateGraph
 from partchat.agent.extract import make_extract_node
 from partchat.agent.prompts import system_prompt
 from partchat.agent.state import AgentState
+from partchat.agent.streaming import stream_reply, text_sink
 from partchat.catalog.types import CatalogReader
 from partchat.toolbox import Toolbox
 
@@ -45,8 +46,13 @@ def build_graph(
         wrap_up = state.get("tool_rounds", 0) >= max_tool_rounds
         prompt = SystemMessage(system_prompt(state, wrap_up=wrap_up))
         model = chat_model if wrap_up else bound
-        response = await model.ainvoke([prompt, *state.get("messages", [])], config)
-        update = AgentState(messages=[response])
+        messages = [prompt, *state.get("messages", [])]
+        sink = text_sink(config)
+        if sink is not None:
+            response: BaseMessage = await stream_reply(model, messages, config, sink)
+        else:
+            response = await model.ainvoke(messages, config)
+        update = AgentState(messages=[cast(AIMessage, response)])
         if wrap_up:
             update["finish_reason"] = "length"
         return update
@@ -99,7 +105,8 @@ def build_graph(
     async def give_up(state: AgentState) -> AgentState:
         return AgentState(messages=[AIMessage(content=APOLOGY)], finish_reason="error")
 
-    def after_llm(state: AgentState) -> str:
+    # Routing functions are async: LangGraph runs a sync one in a thread pool.
+    async def after_llm(state: AgentState) -> str:
         last = state["messages"][-1]
         if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
             if state.get("finish_reason") == "length":
@@ -107,7 +114,7 @@ def build_graph(
             return "tools"
         return END
 
-    def after_tools(state: AgentState) -> str:
+    async def after_tools(state: AgentState) -> str:
         return "give_up" if state.get("tool_error_streak", 0) >= max_tool_failures else "llm"
 
     builder = StateGraph(AgentState)

@@ -381,7 +381,7 @@ async def test_fast_path_off_uses_stock_code(
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("fast path used")
 
-    monkeypatch.setattr(FastChatOpenAI, "_fast_stream", boom)
+    monkeypatch.setattr(FastChatOpenAI, "_fast_objects", boom)
     fake = await fake_llm([Reply.say("stock path"), Reply.say("headers")])
     _, merged = await collect(make(FastChatOpenAI, fake, fast_path=False))
     assert merged.content == "stock path"

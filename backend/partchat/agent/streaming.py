@@ -1,0 +1,68 @@
+"""The token path from the model to the socket, without LangGraph's ``messages`` mode.
+
+The turn engine puts a text sink in the run config (``with_text_sink``); the ``llm``
+node streams the reply into it (``stream_reply``) and returns the whole message as its
+update. Compared with ``stream_mode="messages"`` this skips, per token, the callback
+chain, the chunk merge and LangGraph's stream queue: the profile's biggest cost after
+the SDK's pydantic objects. Without a sink (tests, the terminal chat, HTTP) the node
+calls ``ainvoke`` and the ``messages`` stream mode works as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, message_chunk_to_message
+from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig
+
+from partchat.agent.fast_openai import FastChatOpenAI
+
+TextSink = Callable[[str], object]
+_SINK_KEY = "partchat_text_sink"
+
+
+def with_text_sink(config: RunnableConfig | None, sink: TextSink) -> RunnableConfig:
+    configurable = {**(config or {}).get("configurable", {}), _SINK_KEY: sink}
+    return {**(config or {}), "configurable": configurable}
+
+
+def text_sink(config: RunnableConfig | None) -> TextSink | None:
+    sink = (config or {}).get("configurable", {}).get(_SINK_KEY)
+    return cast(TextSink, sink) if callable(sink) else None
+
+
+async def stream_reply(
+    model: Runnable[Any, Any] | BaseChatModel,
+    messages: Sequence[BaseMessage],
+    config: RunnableConfig,
+    sink: TextSink,
+) -> AIMessage:
+    """Run ``model`` on ``messages``, handing each piece of answer text to ``sink``."""
+    chat, kwargs = _unbind(model)
+    if isinstance(chat, FastChatOpenAI):
+        reply = await chat.astream_text(list(messages), sink, **kwargs)
+        if reply is not None:
+            return reply
+    chunks: list[AIMessageChunk] = []
+    async for chunk in model.astream(list(messages), config):
+        if isinstance(chunk, AIMessageChunk):
+            if chunk.text:
+                sink(chunk.text)
+            chunks.append(chunk)
+    if not chunks:
+        return AIMessage(content="")
+    merged = chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]
+    message = message_chunk_to_message(merged)
+    assert isinstance(message, AIMessage)
+    return message
+
+
+def _unbind(model: Runnable[Any, Any] | BaseChatModel) -> tuple[object, dict[str, Any]]:
+    """The chat model under ``bind_tools`` and the kwargs it binds."""
+    kwargs: dict[str, Any] = {}
+    while isinstance(model, RunnableBinding):
+        kwargs = {**model.kwargs, **kwargs}
+        model = model.bound
+    return model, kwargs
