@@ -106,6 +106,8 @@ export class ChatClient {
   private watchdogTimer: unknown = null;
   private lastFrameAt = 0;
   private resyncs = 0;
+  /** The server refused this page (1008): only a user action (retry) reconnects. */
+  private refused = false;
   private lastPingAt = 0;
   /** Delays chosen for reconnects, newest last (exposed for tests and diagnostics). */
   readonly backoffHistory: number[] = [];
@@ -191,6 +193,7 @@ export class ChatClient {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.refused = false;
     this.addBrowserListeners();
     this.connect();
   }
@@ -207,6 +210,7 @@ export class ChatClient {
 
   /** Reconnect now (after an error, or the user pressed retry). */
   reconnectNow(): void {
+    this.refused = false;
     if (!this.started) {
       this.start();
       return;
@@ -302,7 +306,10 @@ export class ChatClient {
             ? "The chat server refused this page (origin not allowed)."
             : "A message was too big for the chat server.";
         this.update({ status: "closed", connectionError: why });
-        if (ev.code === 1008) return; // retrying cannot help; the user can press retry
+        if (ev.code === 1008) {
+          this.refused = true; // retrying cannot help; the user can press retry
+          return;
+        }
       }
       this.scheduleReconnect();
     };
@@ -455,7 +462,7 @@ export class ChatClient {
 
   private onVisibility = (): void => {
     const doc = this.opts.eventTarget?.doc ?? globalThis.document;
-    if (doc?.visibilityState !== "visible") return;
+    if (doc?.visibilityState !== "visible" || this.refused) return;
     if (!this.socket || this.socket.readyState > 1) {
       this.reconnectNow();
     } else if (this.isReady()) {
@@ -464,6 +471,7 @@ export class ChatClient {
   };
 
   private onOnline = (): void => {
+    if (this.refused) return;
     if (!this.socket || this.socket.readyState !== 1) this.reconnectNow();
   };
 

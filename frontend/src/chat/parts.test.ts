@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PART_CARD } from "../test/fixtures";
-import { partsForMessage, partsFromOutput } from "./parts";
+import { MAX_VISIBLE_PARTS, partsForMessage, partsFromOutput, toPartCard, visibleParts } from "./parts";
 import type { ToolCall } from "./types";
 
 const done = (toolCallId: string, output: Record<string, unknown>): ToolCall => ({
@@ -37,5 +37,19 @@ describe("part cards from tool outputs", () => {
     const parts = partsForMessage(tools);
     expect(parts).toHaveLength(1);
     expect(parts[0]).toMatchObject({ partNumber: "PS11752778", fit: "fits", model: "WDT780SAEM1" });
+  });
+
+  it("shows at most 5 cards per answer until expanded", () => {
+    const cards = Array.from({ length: 8 }, (_, i) => toPartCard({ ...PART_CARD, partNumber: `PS${i}` })!);
+    expect(MAX_VISIBLE_PARTS).toBe(5);
+    const capped = visibleParts(cards, false);
+    expect(capped.shown.map((p) => p.partNumber)).toEqual(["PS0", "PS1", "PS2", "PS3", "PS4"]);
+    expect(capped.hidden).toBe(3);
+    const all = visibleParts(cards, true);
+    expect(all.shown).toHaveLength(8);
+    expect(all.hidden).toBe(0);
+    expect(visibleParts(cards.slice(0, 5), false)).toEqual({ shown: cards.slice(0, 5), hidden: 0 });
+    expect(visibleParts([], false)).toEqual({ shown: [], hidden: 0 });
+    expect(visibleParts(cards, false, 2).hidden).toBe(6);
   });
 });

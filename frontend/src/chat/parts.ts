@@ -108,3 +108,23 @@ export function partsForMessage(tools: readonly ToolCall[]): PartCardData[] {
   }
   return [...byNumber.values()];
 }
+
+/** Part cards shown per answer before "Show N more": more crowds the widget. */
+export const MAX_VISIBLE_PARTS = 5;
+
+export interface VisibleParts {
+  shown: PartCardData[];
+  /** How many cards the "Show N more" button would add (0: no button). */
+  hidden: number;
+}
+
+/** The cards an answer shows: the first `limit`, or all of them once expanded. */
+export function visibleParts(
+  parts: readonly PartCardData[],
+  expanded: boolean,
+  limit: number = MAX_VISIBLE_PARTS,
+): VisibleParts {
+  const cap = Math.max(0, Math.floor(limit));
+  if (expanded || parts.length <= cap) return { shown: [...parts], hidden: 0 };
+  return { shown: parts.slice(0, cap), hidden: parts.length - cap };
+}

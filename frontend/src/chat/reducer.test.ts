@@ -264,26 +264,132 @@ describe("chatReducer: seq handling and replay", () => {
     expect(assistants(s)[0]!.text).toBe("a");
   });
 
-  it("a brand-new session (resumed false) resets lastSeq and keeps unsent messages only", () => {
+  it("a brand-new session (resumed false) takes lastSeq from ready (0) and keeps unsent messages only", () => {
     let s = sentState();
     s = run(s, ...normalTurn("t1", "m1", 1));
     s = chatReducer(s, { type: "send", id: "m9", text: "queued while offline" });
     s = chatReducer(s, { type: "disconnected" });
     s = chatReducer(s, ev(ready({ sessionId: "sess_fedcba9876543210", resumed: false, seq: 0 })));
     expect(s.sessionId).toBe("sess_fedcba9876543210");
-    expect(s.lastSeq).toBeNull();
+    expect(s.lastSeq).toBe(0);
     expect(s.messages.map((m) => m.id)).toEqual(["m9"]);
     expect(users(s)[0]!.status).toBe("queued");
-    // The new session's first event is accepted whatever its seq.
+    // The new session's stream starts at 1.
     s = run(s, { type: "start", turnId: "n1", messageId: "m9", seq: 1 });
     expect(s.lastSeq).toBe(1);
   });
 
-  it("resets lastSeq when the server's stream is behind ours", () => {
-    let s = sentState();
-    s = run(s, { type: "start", turnId: "t1", messageId: "m1", seq: 40 });
+  it("follows the server when its stream is behind ours", () => {
+    let s = run(initialState(SESSION), { type: "start", turnId: "t1", messageId: "m1", seq: 40 });
+    expect(s.lastSeq).toBe(40);
     s = chatReducer(s, ev(ready({ resumed: true, seq: 3, history: historyTurn("t1", "m1") })));
+    expect(s.lastSeq).toBe(3);
+    // With a turn in flight the replay sets it: the first event is accepted.
+    s = run(initialState(SESSION), { type: "start", turnId: "t1", messageId: "m1", seq: 40 }, { type: "disconnected" });
+    expect(s.lastSeq).toBe(40);
+    s = chatReducer(s, ev(ready({ resumed: true, seq: 5, inflight: { turnId: "t3", messageId: "m3" } })));
     expect(s.lastSeq).toBeNull();
+    s = run(s, { type: "start", turnId: "t3", messageId: "m3", seq: 5 });
+    expect(s.lastSeq).toBe(5);
+    expect(s.resyncNeeded).toBe(false);
+  });
+
+  it("after a server crash, ready with a jumped seq and nothing in flight moves lastSeq there: no resync", () => {
+    // The crashed turn streamed 1..5; its events were never stored. The restarted server
+    // skipped ahead (seq block reserved per turn) and reports the turn as interrupted.
+    const events = normalTurn("t1", "m1", 1);
+    let s = sentState();
+    for (const e of events.slice(0, 5)) s = chatReducer(s, ev(e));
+    expect(s.lastSeq).toBe(5);
+    s = chatReducer(s, { type: "disconnected" });
+    s = chatReducer(
+      s,
+      ev(
+        ready({
+          resumed: true,
+          seq: 100_001,
+          context: CONTEXT,
+          history: [
+            { id: "m1", role: "user", text: "Does PS11752778 fit WDT780SAEM1?", turnId: "t1" },
+            { id: "srv-t1", role: "assistant", text: "Yes, **PS11752778** ", turnId: "t1", status: "interrupted" },
+          ],
+          inflight: null,
+        }),
+      ),
+    );
+    expect(s.lastSeq).toBe(100_001);
+    expect(s.resyncNeeded).toBe(false);
+    // History replaces the local copy of the crashed answer: nothing lost, nothing doubled.
+    expect(s.messages.map((m) => [m.id, m.status])).toEqual([
+      ["m1", "delivered"],
+      ["srv-t1", "interrupted"],
+    ]);
+    // The next turn continues after the jump and is applied, not treated as a gap.
+    s = run(s, { type: "send", id: "m2", text: "again?" }, { type: "sent", id: "m2" }, ...normalTurn("t2", "m2", 100_002));
+    expect(s.resyncNeeded).toBe(false);
+    expect(s.lastSeq).toBe(100_009);
+    expect(assistants(s).find((a) => a.turnId === "t2")).toMatchObject({ text: FINAL_TEXT, status: "complete" });
+  });
+
+  it("ready with nothing in flight: replayed events of turns already in history are dropped", () => {
+    let s = run(sentState(), ...normalTurn("t1", "m1", 1).slice(0, 3));
+    s = chatReducer(s, { type: "disconnected" });
+    s = chatReducer(s, ev(ready({ resumed: true, seq: 8, context: CONTEXT, history: historyTurn("t1", "m1") })));
+    expect(s.lastSeq).toBe(8);
+    const before = s;
+    s = run(s, ...normalTurn("t1", "m1", 1).slice(3)); // replay 4..8
+    expect(s.messages).toBe(before.messages);
+    expect(s.resyncNeeded).toBe(false);
+  });
+
+  it("after a crash jump with a turn in flight, the replay anchors the stream; a gap inside it still resyncs", () => {
+    let s = run(sentState(), ...normalTurn("t1", "m1", 1).slice(0, 3)); // lastSeq 3
+    s = chatReducer(s, { type: "disconnected" });
+    // Meanwhile the server crashed (t1 interrupted) and another tab started t2 at 100_004.
+    s = chatReducer(
+      s,
+      ev(
+        ready({
+          resumed: true,
+          seq: 100_005,
+          history: [
+            { id: "m1", role: "user", text: "q", turnId: "t1" },
+            { id: "srv-t1", role: "assistant", text: "", turnId: "t1", status: "interrupted" },
+            { id: "m2", role: "user", text: "other tab", turnId: "t2" },
+          ],
+          inflight: { turnId: "t2", messageId: "m2" },
+        }),
+      ),
+    );
+    expect(s.lastSeq).toBe(3); // the replay follows: the gap check applies from it
+    const t2 = normalTurn("t2", "m2", 100_004);
+    s = run(s, t2[0]!, t2[1]!); // replay 100_004, 100_005
+    expect(s.resyncNeeded).toBe(false);
+    expect(s.lastSeq).toBe(100_005);
+    expect(s.activeTurnId).toBe("t2");
+    // A true gap in the live stream after the replay is still a gap.
+    s = run(s, t2[3]!); // 100_007: 100_006 missing
+    expect(s.resyncNeeded).toBe(true);
+    expect(s.lastSeq).toBe(100_005);
+  });
+
+  it("with a turn in flight, a first event beyond ready.seq + 1 is a gap", () => {
+    let s = run(sentState(), { type: "start", turnId: "t1", messageId: "m1", seq: 1 });
+    s = chatReducer(s, { type: "disconnected" });
+    s = chatReducer(s, ev(ready({ resumed: true, seq: 4, inflight: { turnId: "t1", messageId: "m1" } })));
+    s = run(s, { type: "text-delta", turnId: "t1", delta: "x", seq: 6 });
+    expect(s.resyncNeeded).toBe(true);
+    expect(s.lastSeq).toBe(1);
+  });
+
+  it("a true gap during a live stream (no reconnect in between) still asks for a resync", () => {
+    let s = chatReducer(sentState(), ev(ready({ resumed: true, seq: 50 })));
+    expect(s.lastSeq).toBe(50);
+    s = run(s, { type: "start", turnId: "t1", messageId: "m1", seq: 51 });
+    s = run(s, { type: "text-delta", turnId: "t1", delta: "lost", seq: 53 });
+    expect(s.resyncNeeded).toBe(true);
+    expect(s.lastSeq).toBe(51);
+    expect(assistants(s)[0]!.text).toBe("");
   });
 
   it("ignores pong and never lets it move lastSeq", () => {
@@ -321,7 +427,8 @@ describe("chatReducer: ready", () => {
     expect(assistants(s)[0]!.tools[0]).toMatchObject({ toolName: "check_compatibility", status: "done" });
     expect(s.activeTurnId).toBeNull();
     expect(s.announcement).toBeNull(); // history is not announced
-    expect(s.lastSeq).toBeNull();
+    expect(s.lastSeq).toBe(8); // nothing in flight: the server's position
+
   });
 
   it("acknowledges a sent message the server already stored (in history or in flight)", () => {

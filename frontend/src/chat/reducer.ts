@@ -8,6 +8,12 @@
  *   not above `lastSeq` was already applied and is dropped;
  * - an event after a gap (seq > lastSeq + 1) is not applied: `resyncNeeded` asks the client to
  *   reconnect and resume from `lastSeq`, so nothing is applied out of order;
+ * - `ready.seq` is the seq of the session's last event, and after a server crash it jumps
+ *   ahead of anything the client saw (the server skips the seqs reserved for the crashed
+ *   turn). With nothing in flight, `lastSeq` becomes `ready.seq`: `history` has every
+ *   completed turn, so replayed events up to it add nothing and the live stream continues at
+ *   `ready.seq + 1`. With a turn in flight the replay follows `ready`: its first event may
+ *   jump over `lastSeq + 1` (not beyond `ready.seq + 1`), and the gap check applies from it;
  * - `ready.history` is the server's truth for completed turns. An assistant message that is
  *   final (from history or finished live) never takes more events: the replay of a turn that
  *   completed while we were away cannot double its text;
@@ -49,6 +55,12 @@ export type ChatAction =
 
 export interface ReducerState extends ChatState {
   tolerateGaps: boolean;
+  /**
+   * Set by a `ready` with a turn in flight: its `seq`. Until the first stream event after it,
+   * that event starts the replay (or the live stream) and may jump over `lastSeq + 1` as far
+   * as `replayUntil + 1`; null otherwise.
+   */
+  replayUntil: number | null;
 }
 
 export function initialState(sessionId: string | null = null): ReducerState {
@@ -63,6 +75,7 @@ export function initialState(sessionId: string | null = null): ReducerState {
     announcement: null,
     resyncNeeded: false,
     tolerateGaps: false,
+    replayUntil: null,
   };
 }
 
@@ -139,11 +152,14 @@ function applyServerEvent(state: ReducerState, ev: ServerEvent): ReducerState {
     if (state.resyncNeeded && !state.tolerateGaps) return state;
     if (state.lastSeq !== null) {
       if (seq <= state.lastSeq) return state; // already applied (replay / duplicate)
-      if (seq > state.lastSeq + 1 && !state.tolerateGaps) {
+      // The first event after a ready with a turn in flight starts the replay: the seqs it
+      // jumps over were never stored (a crash) or belong to turns `history` already has.
+      const replayStart = state.replayUntil !== null && seq <= state.replayUntil + 1;
+      if (seq > state.lastSeq + 1 && !replayStart && !state.tolerateGaps) {
         return { ...state, resyncNeeded: true };
       }
     }
-    state = { ...state, lastSeq: seq };
+    state = { ...state, lastSeq: seq, replayUntil: null };
   }
 
   switch (ev.type) {
@@ -239,12 +255,20 @@ function applyReady(state: ReducerState, ev: ReadyEvent): ReducerState {
     }
   }
 
-  let lastSeq = sameSession ? state.lastSeq : null;
-  if (lastSeq !== null && lastSeq > ev.seq) lastSeq = null; // the server's stream went back
+  // Nothing in flight: the server's position is ours (history holds every completed turn, so
+  // replayed events up to ready.seq add nothing), whatever lastSeq we had: this is how the
+  // client follows the seq jump after a server crash instead of taking it for lost events.
+  // A turn in flight: its events are replayed after ready, from our lastSeq (or from its start).
+  let lastSeq: number | null = ev.seq;
+  if (inflight) {
+    lastSeq = sameSession ? state.lastSeq : null;
+    if (lastSeq !== null && lastSeq > ev.seq) lastSeq = null; // the server's stream went back
+  }
   return {
     ...state,
     sessionId: ev.sessionId,
     lastSeq,
+    replayUntil: inflight ? ev.seq : null,
     ready: true,
     messages,
     context: normaliseContext(ev.context),

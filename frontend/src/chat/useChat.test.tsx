@@ -198,6 +198,30 @@ describe("ChatClient", () => {
     client.stop();
   });
 
+  it("after a refused origin (1008), going online or visible does not reconnect; only retry() does", () => {
+    const doc = new EventTarget() as EventTarget & { visibilityState: string };
+    doc.visibilityState = "visible";
+    const win = new EventTarget();
+    const { client, sockets, last } = makeClient({
+      eventTarget: { doc: doc as unknown as Document, win: win as unknown as Window },
+    });
+    client.start();
+    last().drop(1008);
+    win.dispatchEvent(new Event("online"));
+    doc.dispatchEvent(new Event("visibilitychange"));
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(1);
+    expect(client.getSnapshot().status).toBe("closed");
+    client.retry();
+    expect(sockets).toHaveLength(2);
+    last().open();
+    last().receive(ready());
+    last().drop(1006);
+    win.dispatchEvent(new Event("online")); // accepted again: back to normal reconnects
+    expect(sockets).toHaveLength(3);
+    client.stop();
+  });
+
   it("reconnects to resume when it sees a gap in seq", () => {
     const { client, sockets, last } = makeClient();
     client.start();
@@ -209,6 +233,51 @@ describe("ChatClient", () => {
     expect(sockets).toHaveLength(2);
     last().open();
     expect(last().sent[0]).toEqual({ type: "hello", sessionId: SESSION, lastSeq: 1 });
+    client.stop();
+  });
+
+  it("does not loop reconnecting when the server's seq jumped after a crash", () => {
+    const { client, sockets, last } = makeClient();
+    client.start();
+    last().open();
+    last().receive(ready({ sessionId: SESSION }));
+    client.send("Does PS11752778 fit WDT780SAEM1?");
+    last().receive(...normalTurn("t1", "msg-1", 1).slice(0, 5)); // lastSeq 5, then the server crashes
+    last().drop(1006);
+    vi.advanceTimersByTime(10_000);
+    expect(sockets).toHaveLength(2);
+    last().open();
+    expect(last().sent[0]).toEqual({ type: "hello", sessionId: SESSION, lastSeq: 5 });
+    last().receive(
+      ready({
+        sessionId: SESSION,
+        resumed: true,
+        seq: 100_000,
+        history: [
+          { id: "msg-1", role: "user", text: "Does PS11752778 fit WDT780SAEM1?", turnId: "t1" },
+          { id: "srv-t1", role: "assistant", text: "Yes, **PS11752778** ", turnId: "t1", status: "interrupted" },
+        ],
+        inflight: null,
+      }),
+    );
+    expect(client.getSnapshot().state.lastSeq).toBe(100_000);
+    client.send("second question");
+    expect(last().frames("message").map((f) => f.id)).toEqual(["msg-2"]);
+    last().receive(...normalTurn("t2", "msg-2", 100_001));
+    vi.advanceTimersByTime(60_000);
+    expect(sockets).toHaveLength(2); // no resync reconnect
+    expect(client.getSnapshot().state.resyncNeeded).toBe(false);
+    expect(client.getSnapshot().state.lastSeq).toBe(100_008);
+    const answers = client.getSnapshot().state.messages.filter((m) => m.role === "assistant");
+    expect(answers.map((a) => [a.id, a.status])).toEqual([
+      ["srv-t1", "interrupted"],
+      ["assistant-t2", "complete"],
+    ]);
+    // The next resume starts from the server's position.
+    last().drop(1006);
+    vi.advanceTimersByTime(10_000);
+    last().open();
+    expect(last().sent[0]).toEqual({ type: "hello", sessionId: SESSION, lastSeq: 100_008 });
     client.stop();
   });
 

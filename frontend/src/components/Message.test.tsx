@@ -85,4 +85,29 @@ describe("Message", () => {
     fireEvent.click(screen.getByTestId("pc-message-retry"));
     expect(onRetry).toHaveBeenCalledWith("m1");
   });
+
+  it("caps the part cards of an answer at 5, with a button for the rest", () => {
+    const many = Array.from({ length: 8 }, (_, i) => ({ ...PART_CARD, partNumber: `PS20${i}`, name: `Ice maker part ${i}` }));
+    render(
+      <ol>
+        <Message
+          message={assistant({
+            text: "Here are the ice maker parts for your model.",
+            tools: [
+              {
+                toolCallId: "c1",
+                toolName: "search_parts",
+                input: { query: "ice maker" },
+                status: "done",
+                output: { ok: true, parts: many },
+              },
+            ],
+          })}
+        />
+      </ol>,
+    );
+    expect(screen.getAllByTestId("pc-part-card")).toHaveLength(5);
+    fireEvent.click(screen.getByTestId("show-more-parts"));
+    expect(screen.getAllByTestId("pc-part-card")).toHaveLength(8);
+  });
 });

@@ -2,7 +2,7 @@ import { memo, useMemo } from "react";
 import { renderMarkdown } from "../chat/markdown";
 import { partsForMessage } from "../chat/parts";
 import type { ChatMessage } from "../chat/types";
-import { PartCard } from "./PartCard";
+import { PartList } from "./PartList";
 import { ToolActivity } from "./ToolActivity";
 
 export interface MessageProps {
@@ -97,13 +97,7 @@ function AssistantMessage({ message }: { message: Extract<ChatMessage, { role: "
         )
       )}
       {note && <p className="pc-msg__note">{note}</p>}
-      {parts.length > 0 && (
-        <div className="pc-parts" data-testid="pc-parts">
-          {parts.map((p) => (
-            <PartCard key={p.partNumber} part={p} />
-          ))}
-        </div>
-      )}
+      <PartList parts={parts} />
     </li>
   );
 }

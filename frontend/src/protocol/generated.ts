@@ -38,7 +38,8 @@ export type ErrorCode =
   | "busy"
   | "llm_unavailable"
   | "internal"
-  | "storage_unavailable";
+  | "storage_unavailable"
+  | "turn_elsewhere";
 
 /**
  * First frame on every connection. sessionId null starts a new session; lastSeq is the highest seq the client has applied (null: none, e.g. after a page reload).
@@ -179,7 +180,7 @@ export interface FinishEvent {
   seq: Seq;
 }
 /**
- * An error. seq is present when the error is part of the session's event stream (e.g. an error inside a turn), absent for connection-level errors (bad_frame, not_ready, busy, rate_limited...). messageId names the client message the error refers to, when there is one.
+ * An error. seq is present when the error is part of the session's event stream (e.g. an error inside a turn), absent for connection-level errors (bad_frame, not_ready, busy, rate_limited, turn_elsewhere...). messageId names the client message the error refers to, when there is one.
  */
 export interface ErrorEvent {
   type: "error";
