@@ -176,9 +176,11 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
     else:
         sat = ["--sessions", "50", "--turns", str(ns.turns), "--duration", str(ns.duration)]
         print("saturating runs …", file=sys.stderr, flush=True)
+        # permessage-deflate is off by default (PARTCHAT_WS_COMPRESSION); what it costs:
+        with C.Stack(tokens=60, catalog=catalog, env={"PARTCHAT_WS_COMPRESSION": "on"}) as s:
+            run_load(results, "ws_50_deflate", "load_ws.py", s, sat, 600)
         with C.Stack(tokens=60, catalog=catalog) as s:
             run_load(results, "ws_50", "load_ws.py", s, sat, 600)
-            run_load(results, "ws_50_nodeflate", "load_ws.py", s, [*sat, "--no-compression"], 600)
             run_load(results, "http_50", "load_http.py", s, sat, 600)
             if C.pyspy_path() and not ns.no_profile:
                 prof = tmp / "ws_50.pyspy.txt"

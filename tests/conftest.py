@@ -83,6 +83,12 @@ def page(browser):  # type: ignore[no-untyped-def]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Browser tests last: sync Playwright keeps an event loop running in the main thread
+    """Load tests after the others (minutes of a saturated server: quick failures first),
+    browser tests last: sync Playwright keeps an event loop running in the main thread
     while its session-scoped browser is open, which asyncio tests cannot share."""
-    items.sort(key=lambda item: "e2e" in item.nodeid.split("/"))
+
+    def rank(item: pytest.Item) -> int:
+        parts = item.nodeid.split("/")
+        return 2 if "e2e" in parts else 1 if "load" in parts else 0
+
+    items.sort(key=rank)

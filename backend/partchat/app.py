@@ -43,6 +43,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     from partchat.sessions import SessionStore
     from partchat.toolbox import Toolbox
     from partchat.turns import TurnEngine
+    from partchat.workers import WorkerRegistry
     from partchat.ws import ConnectionLimiter
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -51,14 +52,15 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
         await asyncio.to_thread(build_catalog, None, settings.catalog_path)
     catalog = await Catalog.open(settings.catalog_path)
     store = await SessionStore.open(settings.sessions_path)
-    interrupted = await store.mark_interrupted()
+    workers = WorkerRegistry(store, heartbeat_s=settings.worker_heartbeat_s)
+    interrupted = await workers.start()
     if interrupted:
-        log.warning("marked %d turns interrupted by the last shutdown", interrupted)
+        log.warning("marked %d turns of stopped server processes interrupted", interrupted)
     toolbox = Toolbox.load(catalog, validate_output=settings.log_level == "debug")
     model = chat_model if chat_model is not None else make_chat_model(settings)
     graph = build_graph(model, toolbox, catalog)
     metrics = Metrics()
-    engine = TurnEngine(store, graph, metrics)
+    engine = TurnEngine(store, graph, metrics, workers=workers)
     return Services(
         settings=settings,
         catalog=catalog,
@@ -76,6 +78,10 @@ async def close_services(services: Services) -> None:
     for conn in list(services.connections):
         with contextlib.suppress(Exception):
             await conn.ws.close(1001, "server shutting down")
+    try:
+        await services.engine.workers.stop()
+    except Exception as exc:  # the store is unusable: the heartbeat goes stale instead
+        log.warning("could not unregister this worker: %s", type(exc).__name__)
     await services.store.close()
     await services.catalog.close()
 

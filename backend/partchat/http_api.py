@@ -103,7 +103,7 @@ async def get_session(request: Request) -> Response:
     services = _services(request)
     if not is_valid_id(session_id):
         return _error(404, "not_found", "No such session.")
-    hub = services.engine.hubs.get(session_id)
+    hub = await services.engine.current_hub(session_id)
     if hub is not None:
         return JSONResponse(
             {"sessionId": session_id, "context": hub.context, "history": hub.history}

@@ -31,6 +31,7 @@ ErrorCode = Literal[
     "llm_unavailable",
     "internal",
     "storage_unavailable",
+    "turn_elsewhere",
 ]
 FinishReason = Literal["stop", "aborted", "error", "length"]
 CLIENT_TYPES = ("hello", "message", "stop", "ping")

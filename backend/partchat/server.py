@@ -25,6 +25,7 @@ def serve(settings: Settings) -> None:
         "log_level": settings.log_level,
         "ws": "websockets-sansio",
         "ws_max_size": 64 * 1024,
+        "ws_per_message_deflate": settings.ws_compression,
         "ws_ping_interval": 20.0,
         "ws_ping_timeout": 20.0,
         "timeout_graceful_shutdown": 12,

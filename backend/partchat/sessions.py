@@ -15,8 +15,16 @@ A chat turn is two write transactions:
    the turn's final status and the session's context / ``last_seq``. Calling it again for
    a finished turn is a no-op.
 
-After a crash, :meth:`SessionStore.mark_interrupted` (run at start-up) closes every turn
-left ``running`` with an empty ``interrupted`` assistant message so history shows it.
+After a crash, :meth:`SessionStore.mark_interrupted` closes turns left ``running`` with an
+empty ``interrupted`` assistant message so history shows it.
+
+Ownership (several server processes on one database)
+    Each server process has a random *boot id*; :meth:`SessionStore.begin_turn` records it
+    as the turn's ``owner`` and refuses (:class:`TurnRunningElsewhere`) to start a turn in a
+    session where another process's turn is still ``running``. Processes keep a row in
+    ``workers`` fresh (:meth:`SessionStore.heartbeat`); ``partchat.workers`` decides which
+    owners are dead and has only *their* turns marked interrupted, so a process starting
+    next to live siblings never interrupts their turns.
 
 Identifiers
     * session ids: ``secrets.token_urlsafe(16)`` — 128 random bits, 22 URL-safe chars.
@@ -71,9 +79,11 @@ __all__ = [
     "StorageUnavailable",
     "StoreError",
     "TurnRecord",
+    "TurnRunningElsewhere",
     "TurnStatus",
     "UnknownSession",
     "UnknownTurn",
+    "WorkerRecord",
     "empty_context",
     "is_valid_id",
     "new_message_id",
@@ -116,6 +126,14 @@ class UnknownSession(StoreError):
 
 class UnknownTurn(StoreError):
     """No turn with that id."""
+
+
+class TurnRunningElsewhere(StoreError):
+    """The session has a turn ``running`` that another server process owns."""
+
+    def __init__(self, turn: TurnRecord) -> None:
+        super().__init__(f"turn {turn.id} is running in another server process")
+        self.turn = turn
 
 
 class StorageUnavailable(StoreError):
@@ -191,6 +209,18 @@ class TurnRecord:
     started_at: float
     ended_at: float | None
     timings: dict[str, Any] | None
+    owner: str | None = None  # boot id of the server process running it (None: before v2)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRecord:
+    """A server process, as its row in ``workers`` describes it."""
+
+    boot_id: str
+    pid: int
+    host: str
+    started_at: float
+    heartbeat_at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,13 +310,27 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE UNIQUE INDEX messages_session_seq ON messages(session_id, seq)",
         "CREATE INDEX messages_turn ON messages(turn_id, role)",
     ),
+    # version 2: which server process runs a turn, and which processes are alive
+    (
+        "ALTER TABLE turns ADD COLUMN owner TEXT",
+        """
+        CREATE TABLE workers (
+            boot_id      TEXT PRIMARY KEY,
+            pid          INTEGER NOT NULL,
+            host         TEXT NOT NULL,
+            started_at   REAL NOT NULL,
+            heartbeat_at REAL NOT NULL
+        )
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)
 
 _TURN_COLUMNS = (
-    "id, session_id, client_message_id, status, finish_reason, started_at, ended_at, timings"
+    "id, session_id, client_message_id, status, finish_reason, started_at, ended_at, timings, owner"
 )
+_WORKER_COLUMNS = "boot_id, pid, host, started_at, heartbeat_at"
 _SESSION_COLUMNS = "id, created_at, updated_at, context, last_seq, seq_reserved"
 _INSERT_MESSAGE = (
     "INSERT INTO messages"
@@ -330,6 +374,13 @@ def _turn_from_row(row: Sequence[Any]) -> TurnRecord:
         started_at=row[5],
         ended_at=row[6],
         timings=orjson.loads(row[7]) if row[7] else None,
+        owner=row[8],
+    )
+
+
+def _worker_from_row(row: Sequence[Any]) -> WorkerRecord:
+    return WorkerRecord(
+        boot_id=row[0], pid=row[1], host=row[2], started_at=row[3], heartbeat_at=row[4]
     )
 
 
@@ -548,13 +599,22 @@ class SessionStore:
     # ----------------------------------------------------------------- turns
 
     async def begin_turn(
-        self, session_id: str, client_message_id: str, text: str, *, seq_reserved: int
+        self,
+        session_id: str,
+        client_message_id: str,
+        text: str,
+        *,
+        seq_reserved: int,
+        owner: str | None = None,
     ) -> BeginTurn:
         """Store the user message and a ``running`` turn, committed before returning.
 
         The same ``client_message_id`` in the same session returns the existing turn with
         ``duplicate=True`` and writes nothing. ``sessions.seq_reserved`` becomes
-        ``max(current, seq_reserved)``. Raises :class:`UnknownSession`,
+        ``max(current, seq_reserved)``. ``owner`` (the calling process's boot id) is
+        recorded on the turn; with an owner, a turn of the session still ``running`` under
+        *another* owner raises :class:`TurnRunningElsewhere` (nothing written), so two
+        processes never run turns of one session at once. Raises :class:`UnknownSession`,
         :class:`StorageUnavailable` (nothing written), ``ValueError`` for a client message
         id that is empty or longer than 256 characters.
         """
@@ -585,6 +645,19 @@ class SessionStore:
                 )
                 return BeginTurn(turn=turn, user_message_id=found[0][0], duplicate=True)
 
+            if owner is not None:
+                elsewhere = list(
+                    await db.execute_fetchall(
+                        f"SELECT {_TURN_COLUMNS} FROM turns"
+                        " WHERE session_id = ? AND status = 'running'"
+                        " AND owner IS NOT NULL AND owner != ?"
+                        " ORDER BY started_at DESC, rowid DESC LIMIT 1",
+                        (session_id, owner),
+                    )
+                )
+                if elsewhere:
+                    raise TurnRunningElsewhere(_turn_from_row(elsewhere[0]))
+
             now = self._clock()
             cursor = await db.execute(
                 "UPDATE sessions SET seq_reserved = MAX(seq_reserved, ?), updated_at = ?"
@@ -602,11 +675,12 @@ class SessionStore:
                 started_at=now,
                 ended_at=None,
                 timings=None,
+                owner=owner,
             )
             await db.execute(
-                "INSERT INTO turns (id, session_id, client_message_id, status, started_at)"
-                " VALUES (?, ?, ?, 'running', ?)",
-                (turn.id, session_id, client_message_id, now),
+                "INSERT INTO turns (id, session_id, client_message_id, status, started_at, owner)"
+                " VALUES (?, ?, ?, 'running', ?, ?)",
+                (turn.id, session_id, client_message_id, now, owner),
             )
             message_id = new_message_id()
             await db.execute(
@@ -731,19 +805,35 @@ class SessionStore:
             )
         return _turn_from_row(rows[0]) if rows else None
 
-    async def mark_interrupted(self) -> int:
-        """At start-up: close every turn left ``running`` by a crash; returns how many.
+    async def mark_interrupted(
+        self, owners: Iterable[str] | None = None, *, unowned: bool = False
+    ) -> int:
+        """Close turns left ``running`` by a process that died; returns how many.
 
-        Each gets status ``interrupted`` and an empty assistant message with status
-        ``interrupted`` so the history shows where the answer stopped.
+        ``owners`` None: every running turn (one process alone on the database, at
+        start-up). Otherwise the running turns owned by one of ``owners`` and, with
+        ``unowned``, those without an owner (written before schema version 2). Each gets
+        status ``interrupted`` and an empty assistant message with status ``interrupted``
+        so the history shows where the answer stopped.
         """
+        where = "status = 'running'"
+        params: tuple[str, ...] = ()
+        if owners is not None:
+            params = tuple(sorted(set(owners)))
+            chosen = [f"owner IN ({', '.join('?' * len(params))})"] if params else []
+            if unowned:
+                chosen.append("owner IS NULL")
+            if not chosen:
+                return 0
+            where += f" AND ({' OR '.join(chosen)})"
 
         async def run() -> int:
             async with self._transaction() as db:
                 rows = list(
                     await db.execute_fetchall(
-                        "SELECT id, session_id FROM turns WHERE status = 'running'"
-                        " ORDER BY started_at, rowid"
+                        f"SELECT id, session_id FROM turns WHERE {where}"
+                        " ORDER BY started_at, rowid",
+                        params,
                     )
                 )
                 now = self._clock()
@@ -769,6 +859,70 @@ class SessionStore:
                 return len(rows)
 
         return await self._shielded(run())
+
+    # ----------------------------------------------------------------- workers
+
+    async def heartbeat(self, boot_id: str, *, pid: int, host: str) -> None:
+        """Record that the process ``boot_id`` is alive now (inserting its row if missing)."""
+        now = self._clock()
+        async with self._transaction() as db:
+            await db.execute(
+                f"INSERT INTO workers ({_WORKER_COLUMNS}) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (boot_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at,"
+                " pid = excluded.pid, host = excluded.host",
+                (boot_id, int(pid), host, now, now),
+            )
+
+    async def get_worker(self, boot_id: str) -> WorkerRecord | None:
+        async with self._reading() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    f"SELECT {_WORKER_COLUMNS} FROM workers WHERE boot_id = ?", (boot_id,)
+                )
+            )
+        return _worker_from_row(rows[0]) if rows else None
+
+    async def workers(self) -> list[WorkerRecord]:
+        async with self._reading() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    f"SELECT {_WORKER_COLUMNS} FROM workers ORDER BY started_at, boot_id"
+                )
+            )
+        return [_worker_from_row(row) for row in rows]
+
+    async def running_owners(self) -> dict[str, WorkerRecord | None]:
+        """The owners of turns still ``running``, each with its ``workers`` row (None:
+        it has none). One statement, so both come from the same snapshot."""
+        async with self._reading() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    "SELECT o.owner, w.boot_id, w.pid, w.host, w.started_at, w.heartbeat_at"
+                    " FROM (SELECT DISTINCT owner FROM turns"
+                    "       WHERE status = 'running' AND owner IS NOT NULL) AS o"
+                    " LEFT JOIN workers AS w ON w.boot_id = o.owner"
+                )
+            )
+        return {row[0]: _worker_from_row(row[1:]) if row[1] is not None else None for row in rows}
+
+    async def forget_workers(self, boot_ids: Iterable[str]) -> int:
+        """Delete these processes' rows (a clean shutdown, or processes found dead)."""
+        ids = tuple(sorted(set(boot_ids)))
+        if not ids:
+            return 0
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                f"DELETE FROM workers WHERE boot_id IN ({', '.join('?' * len(ids))})", ids
+            )
+            return int(cursor.rowcount)
+
+    async def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version`` on this store's connection: it changes when
+        *another* connection (another process) has committed since the last look, and
+        never for this store's own writes."""
+        async with self._reading() as db:
+            rows = list(await db.execute_fetchall("PRAGMA data_version"))
+        return int(rows[0][0])
 
     # ----------------------------------------------------------------- reads
 

@@ -42,8 +42,10 @@ class Settings:
     workers: int = 1
     max_connections_per_ip: int = 50
     messages_per_10s: int = 10  # per connection; a shopper types far slower
+    ws_compression: bool = False  # permessage-deflate: ~41 KiB and CPU per connection
     static_dir: Path | None = None  # None: the frontend build shipped in the package
     offline_token_delay_ms: float = 0.0  # the offline model's pause per streamed word
+    worker_heartbeat_s: float = 5.0  # liveness beat in sessions.db; dead after 3 missed
 
     @property
     def llm_kind(self) -> Literal["openai", "offline"]:
@@ -83,8 +85,10 @@ class Settings:
             workers=_int(e, "PARTCHAT_WORKERS", 1, 1, 64),
             max_connections_per_ip=_int(e, "PARTCHAT_MAX_CONNECTIONS_PER_IP", 50, 1, 100_000),
             messages_per_10s=_int(e, "PARTCHAT_MESSAGES_PER_10S", 10, 1, 1_000_000),
+            ws_compression=_choice(e, "PARTCHAT_WS_COMPRESSION", "off", ("on", "off")) == "on",
             static_dir=Path(e["PARTCHAT_STATIC_DIR"]) if e.get("PARTCHAT_STATIC_DIR") else None,
             offline_token_delay_ms=_float(e, "PARTCHAT_OFFLINE_DELAY_MS", 0.0, allow_zero=True),
+            worker_heartbeat_s=_float(e, "PARTCHAT_WORKER_HEARTBEAT_S", 5.0),
         )
 
 

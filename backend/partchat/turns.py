@@ -37,12 +37,16 @@ from partchat.protocol import (
     error_event,
 )
 from partchat.sessions import (
+    BeginTurn,
     SessionRecord,
     SessionStore,
     StorageUnavailable,
+    TurnRecord,
+    TurnRunningElsewhere,
     empty_context,
 )
 from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
+from partchat.workers import WorkerRegistry
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +95,11 @@ class Hub:
     turn: TurnRun | None = None
     starting: bool = False  # a submit is storing its user message (the turn is not set yet)
     idle_since: float = field(default_factory=time.monotonic)
+    # Multi-process serving: the store's data_version when the hub was read (another
+    # process's commit changes it), and the turn of this session another live process
+    # was running then (this process cannot stream it; the hub is re-read until it ends).
+    version: int = -1
+    elsewhere: TurnRecord | None = None
 
     def publish(self, event: TurnEvent | dict[str, Any], turn_id: str) -> int:
         """Give the event the next seq, encode it once, buffer it, fan it out."""
@@ -125,6 +134,18 @@ class Submitted:
     status: SubmitStatus
     turn_id: str | None = None
     message_id: str | None = None
+    elsewhere: bool = False  # busy: the running turn is another server process's
+
+
+@dataclass
+class _Snapshot:
+    """A session as the store has it, for a hub to be built or refreshed from."""
+
+    record: SessionRecord
+    history: list[HistoryMessage]
+    last_seq: int
+    elsewhere: TurnRecord | None
+    version: int
 
 
 class TurnEngine:
@@ -135,11 +156,13 @@ class TurnEngine:
         metrics: Metrics,
         *,
         clock: Callable[[], float] = time.monotonic,
+        workers: WorkerRegistry | None = None,
     ) -> None:
         self.store = store
         self.graph = graph
         self.metrics = metrics
         self.clock = clock
+        self.workers = workers or WorkerRegistry(store)
         self.hubs: dict[str, Hub] = {}
         self._turn_ended: dict[str, float] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -147,38 +170,97 @@ class TurnEngine:
 
     # --- sessions -------------------------------------------------------------------
     async def open_session(self, session_id: str | None) -> tuple[Hub, bool]:
-        """The session's hub, loading or creating it; ``resumed`` is False for a new one."""
-        if session_id and session_id in self.hubs:
-            return self.hubs[session_id], True
-        record: SessionRecord | None = None
+        """The session's hub, loading or creating it; ``resumed`` is False for a new one.
+
+        A hub kept from earlier is read again from the store when it may be stale
+        (:meth:`_outdated`): with several server processes, turns of the session may have
+        run in another one since.
+        """
         if session_id:
+            cached = self.hubs.get(session_id)
+            if cached is not None and (cached.starting or not await self._outdated(cached)):
+                return cached, True
             lock = self._locks.setdefault(session_id, asyncio.Lock())
-            async with lock:
-                if session_id in self.hubs:
-                    return self.hubs[session_id], True
-                record = await self.store.get_session(session_id)
-                if record is not None:
-                    hub = await self._load(record)
-                    self._locks.pop(session_id, None)
-                    return hub, True
-            self._locks.pop(session_id, None)
+            try:
+                async with lock:
+                    cached = self.hubs.get(session_id)
+                    if cached is not None and (cached.starting or not await self._outdated(cached)):
+                        return cached, True
+                    snapshot = await self._snapshot(session_id)
+                    if snapshot is not None:
+                        return self._install(snapshot), True
+                    if cached is not None and cached.turn is None and not cached.subscribers:
+                        del self.hubs[session_id]  # deleted (purged) by another process
+            finally:
+                self._locks.pop(session_id, None)
+        version = await self.store.data_version()
         record = await self.store.create_session()
-        hub = Hub(record.id, _context(record.context), [], record.last_seq)
+        hub = Hub(record.id, _context(record.context), [], record.last_seq, version=version)
         self.hubs[record.id] = hub
         return hub, False
 
-    async def _load(self, record: SessionRecord) -> Hub:
+    async def current_hub(self, session_id: str) -> Hub | None:
+        """The session's hub if this process has it and it is up to date, else None."""
+        hub = self.hubs.get(session_id)
+        if hub is None or (not hub.starting and await self._outdated(hub)):
+            return None
+        return hub
+
+    async def _outdated(self, hub: Hub) -> bool:
+        """Whether the store may know more about the session than the hub does.
+
+        Never while a turn of it runs here (the hub is the truth then). Always while a
+        turn of it was running in another process. Otherwise when another process has
+        committed anything since the hub was read (``PRAGMA data_version``: one process
+        alone never sees it change, so a lone server never re-reads).
+        """
+        if hub.turn is not None:
+            return False
+        if hub.elsewhere is not None:
+            return True
+        return await self.store.data_version() != hub.version
+
+    async def _snapshot(self, session_id: str, *, reap: bool = True) -> _Snapshot | None:
+        """The stored session (None: unknown). A turn of it left ``running`` by a dead
+        process is marked interrupted first; one running in a live process is
+        ``elsewhere``."""
+        version = await self.store.data_version()
+        record = await self.store.get_session(session_id)
+        if record is None:
+            return None
+        running = await self.store.running_turn(session_id)
+        mine = running is None or running.owner in (None, self.workers.boot_id)
+        elsewhere = None if mine else running
+        if elsewhere is not None and reap and not await self.workers.owner_alive(elsewhere.owner):
+            await self.workers.interrupt(elsewhere.owner)
+            return await self._snapshot(session_id, reap=False)
         history = await stored_history(self.store, record.id, HISTORY_FOR_READY)
-        # seq_reserved (last_seq + SEQ_RESERVE, written when a turn begins) only matters
-        # when the last turn did not end here: its events may have been sent without
-        # last_seq being stored. After a turn that ended (finish stored) last_seq is exact,
-        # and resuming from it keeps the stream contiguous across a clean restart.
-        ended = not history or (
-            history[-1]["role"] == "assistant" and history[-1].get("status") != "interrupted"
-        )
-        last_seq = record.last_seq if ended else max(record.last_seq, record.seq_reserved)
-        hub = Hub(record.id, _context(record.context), history, last_seq)
-        self.hubs[record.id] = hub
+        if elsewhere is not None:
+            # Its events are the other process's: a client that resumes there from this
+            # seq gets the whole turn replayed.
+            last_seq = record.last_seq
+        else:
+            # seq_reserved (last_seq + SEQ_RESERVE, written when a turn begins) only
+            # matters when the last turn did not end here: its events may have been sent
+            # without last_seq being stored. After a turn that ended (finish stored)
+            # last_seq is exact, and resuming from it keeps the stream contiguous across a
+            # clean restart.
+            ended = not history or (
+                history[-1]["role"] == "assistant" and history[-1].get("status") != "interrupted"
+            )
+            last_seq = record.last_seq if ended else max(record.last_seq, record.seq_reserved)
+        return _Snapshot(record, history, last_seq, elsewhere, version)
+
+    def _install(self, snapshot: _Snapshot) -> Hub:
+        """A new hub from the snapshot, or the cached one refreshed from it (unless a turn
+        started on it meanwhile: then it is the truth)."""
+        hub = self.hubs.get(snapshot.record.id)
+        if hub is None:
+            hub = Hub(snapshot.record.id, _context(snapshot.record.context), [], 0)
+            self.hubs[hub.session_id] = hub
+        elif hub.turn is not None or hub.starting:
+            return hub
+        _refresh(hub, snapshot)
         return hub
 
     def subscribe(self, hub: Hub, sub: Subscriber) -> None:
@@ -208,11 +290,11 @@ class TurnEngine:
             raise StorageUnavailable("the server is restarting; send the message again shortly")
         hub.starting = True
         try:
-            begin_result = await self.store.begin_turn(
-                hub.session_id, client_message_id, text, seq_reserved=hub.last_seq + SEQ_RESERVE
-            )
+            begin_result = await self._begin(hub, client_message_id, text)
         finally:
             hub.starting = False
+        if begin_result is None:
+            return Submitted("busy", elsewhere=True)
         if begin_result.duplicate:
             return Submitted("duplicate", begin_result.turn.id, client_message_id)
         run = TurnRun(begin_result.turn.id, client_message_id, begin_result.user_message_id)
@@ -228,6 +310,28 @@ class TurnEngine:
         run.task = asyncio.create_task(self._run(hub, run, text), name=f"turn-{run.turn_id}")
         self.metrics.turns_started.inc()
         return Submitted("started", run.turn_id, run.message_id)
+
+    async def _begin(self, hub: Hub, client_message_id: str, text: str) -> BeginTurn | None:
+        """``begin_turn`` on an up-to-date hub (this submit holds ``hub.starting``); None
+        when a turn of the session runs in another live process."""
+        for attempt in range(2):
+            if await self._outdated(hub):
+                snapshot = await self._snapshot(hub.session_id)
+                if snapshot is not None:
+                    _refresh(hub, snapshot)
+            try:
+                return await self.store.begin_turn(
+                    hub.session_id,
+                    client_message_id,
+                    text,
+                    seq_reserved=hub.last_seq + SEQ_RESERVE,
+                    owner=self.workers.boot_id,
+                )
+            except TurnRunningElsewhere as exc:
+                hub.elsewhere = exc.turn  # read the hub again before the next try
+                if attempt or await self.workers.owner_alive(exc.turn.owner):
+                    return None
+        return None
 
     def stop(self, hub: Hub) -> bool:
         run = hub.turn
@@ -450,6 +554,17 @@ def _context(raw: Any) -> Context:
         symptoms=list(data["symptoms"] or []),
         applianceType=data["applianceType"],
     )
+
+
+def _refresh(hub: Hub, snapshot: _Snapshot) -> None:
+    """Lay the stored state over a hub (its subscribers stay)."""
+    if snapshot.last_seq != hub.last_seq:
+        hub.buffer.clear()  # a stream the store has moved past: replay from history instead
+    hub.context = _context(snapshot.record.context)
+    hub.history = snapshot.history
+    hub.last_seq = snapshot.last_seq
+    hub.elsewhere = snapshot.elsewhere
+    hub.version = snapshot.version
 
 
 def _stored_turn(hub: Hub, client_message_id: str) -> str | None:

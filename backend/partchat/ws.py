@@ -41,6 +41,15 @@ RATE_WINDOW_S = 10.0  # the window of Settings.messages_per_10s
 MAX_BAD_FRAMES = 20  # then the connection is closed (1008)
 CLOSE_TOO_SLOW = 4000
 PONG = '{"type":"pong"}'
+# A turn of the session is streaming in another server process (several workers).
+TURN_ELSEWHERE = (
+    "Your previous answer is still being written on another server; "
+    "reconnect in a moment to see it."
+)
+BUSY_ELSEWHERE = (
+    "Your previous answer is still being written on another server, so this message was "
+    "not sent. Reconnect in a moment to see the answer, then send it again."
+)
 
 
 class Connection:
@@ -232,6 +241,10 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
     # re-sent message's events, below). A lastSeq above ours is from an older stream.
     conn.last_seq = -1 if last_seq is None else min(last_seq, hub.last_seq)
     conn.send_now(encode(ready))
+    if hub.turn is None and hub.elsewhere is not None:
+        # This process cannot stream that turn; its answer is in the history once it ends.
+        services.metrics.errors.labels("turn_elsewhere").inc()
+        conn.send_now(encode(error_event("turn_elsewhere", TURN_ELSEWHERE, hub.elsewhere.id)))
     # Replay and subscribe with no await in between: nothing can slip through the gap.
     for item in hub.replay_after(last_seq, turn_id=in_flight_id):
         conn.deliver(item.seq, item.frame)
@@ -267,7 +280,9 @@ async def _on_message(services: Services, conn: Connection, frame: MessageFrame)
             services,
             conn,
             "busy",
-            "An answer is still streaming; wait for it or stop it.",
+            BUSY_ELSEWHERE
+            if submitted.elsewhere
+            else "An answer is still streaming; wait for it or stop it.",
             message_id,
         )
     elif submitted.status == "duplicate" and submitted.turn_id:

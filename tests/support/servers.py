@@ -30,6 +30,7 @@ class ServerProcess:
 
     data_dir: Path
     env: dict[str, str] = field(default_factory=dict)
+    args: tuple[str, ...] = ()  # extra ``partchat serve`` arguments, e.g. ("--workers", "2")
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
@@ -59,7 +60,7 @@ class ServerProcess:
         self.log_path = self.data_dir / f"server-{self.port}.log"
         log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "partchat.cli", "serve"],
+            [sys.executable, "-m", "partchat.cli", "serve", *self.args],
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -54,3 +54,11 @@ def test_settings_are_immutable() -> None:
     with pytest.raises(AttributeError):
         s.port = 1  # type: ignore[misc]
     assert s.with_overrides(port=9000).port == 9000
+
+
+def test_worker_heartbeat() -> None:
+    assert Settings.from_env({}).worker_heartbeat_s == 5.0
+    assert Settings.from_env({"PARTCHAT_WORKER_HEARTBEAT_S": "0.5"}).worker_heartbeat_s == 0.5
+    for bad in ("0", "-1", "soon"):
+        with pytest.raises(SettingsError, match="PARTCHAT_WORKER_HEARTBEAT_S"):
+            Settings.from_env({"PARTCHAT_WORKER_HEARTBEAT_S": bad})
