@@ -60,7 +60,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     model = chat_model if chat_model is not None else make_chat_model(settings)
     graph = build_graph(model, toolbox, catalog)
     metrics = Metrics()
-    engine = TurnEngine(store, graph, metrics, workers=workers)
+    engine = TurnEngine(store, graph, metrics, workers=workers, hub_ttl_s=settings.hub_ttl_s)
     return Services(
         settings=settings,
         catalog=catalog,
@@ -88,8 +88,9 @@ async def close_services(services: Services) -> None:
 
 async def _sweeper(services: Services) -> None:
     while True:
-        await asyncio.sleep(SWEEP_INTERVAL_S)
+        await asyncio.sleep(min(SWEEP_INTERVAL_S, services.settings.hub_ttl_s))
         services.engine.sweep()
+        services.metrics.live_sessions.set(len(services.engine.hubs))
 
 
 def _frontend_routes(static_dir: Path) -> list[BaseRoute]:

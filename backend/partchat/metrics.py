@@ -28,6 +28,11 @@ class Metrics:
         self.connections = Gauge(
             "partchat_open_connections", "Open WebSocket connections", registry=r
         )
+        self.live_sessions = Gauge(
+            "partchat_live_sessions",
+            "Sessions held in memory (hub and replay buffer), as of the last sweep",
+            registry=r,
+        )
         self.turn_seconds = Histogram(
             "partchat_turn_seconds", "Whole-turn latency", buckets=_LATENCY_BUCKETS, registry=r
         )

@@ -42,6 +42,7 @@ class Settings:
     workers: int = 1
     max_connections_per_ip: int = 50
     messages_per_10s: int = 10  # per connection; a shopper types far slower
+    hub_ttl_s: float = 120.0  # an idle session's memory (hub, replay buffer) is freed after this
     ws_compression: bool = False  # permessage-deflate: ~41 KiB and CPU per connection
     static_dir: Path | None = None  # None: the frontend build shipped in the package
     offline_token_delay_ms: float = 0.0  # the offline model's pause per streamed word
@@ -85,6 +86,7 @@ class Settings:
             workers=_int(e, "PARTCHAT_WORKERS", 1, 1, 64),
             max_connections_per_ip=_int(e, "PARTCHAT_MAX_CONNECTIONS_PER_IP", 50, 1, 100_000),
             messages_per_10s=_int(e, "PARTCHAT_MESSAGES_PER_10S", 10, 1, 1_000_000),
+            hub_ttl_s=_float(e, "PARTCHAT_HUB_TTL_S", 120.0),
             ws_compression=_choice(e, "PARTCHAT_WS_COMPRESSION", "off", ("on", "off")) == "on",
             static_dir=Path(e["PARTCHAT_STATIC_DIR"]) if e.get("PARTCHAT_STATIC_DIR") else None,
             offline_token_delay_ms=_float(e, "PARTCHAT_OFFLINE_DELAY_MS", 0.0, allow_zero=True),

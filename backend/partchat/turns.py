@@ -51,7 +51,7 @@ from partchat.workers import WorkerRegistry
 log = logging.getLogger(__name__)
 
 SEQ_RESERVE = 100_000  # seq numbers reserved per turn, so a crash never reuses one
-REPLAY_TTL_S = 120.0  # how long a finished turn's events stay replayable
+REPLAY_TTL_S = 120.0  # default: how long a finished turn's events stay replayable
 HISTORY_FOR_LLM = 20  # messages of history the model sees
 HISTORY_FOR_READY = 50  # messages sent to a (re)connecting client
 
@@ -117,11 +117,11 @@ class Hub:
             return [b for b in self.buffer if b.turn_id == turn_id] if turn_id else []
         return [b for b in self.buffer if b.seq > last_seq]
 
-    def trim(self, now: float, ends: dict[str, float]) -> None:
+    def trim(self, now: float, ends: dict[str, float], ttl: float = REPLAY_TTL_S) -> None:
         while self.buffer:
             first = self.buffer[0]
             ended = ends.get(first.turn_id)
-            if ended is None or now - ended < REPLAY_TTL_S:
+            if ended is None or now - ended < ttl:
                 break
             self.buffer.popleft()
 
@@ -157,8 +157,10 @@ class TurnEngine:
         *,
         clock: Callable[[], float] = time.monotonic,
         workers: WorkerRegistry | None = None,
+        hub_ttl_s: float = REPLAY_TTL_S,
     ) -> None:
         self.store = store
+        self.hub_ttl_s = hub_ttl_s
         self.graph = graph
         self.metrics = metrics
         self.clock = clock
@@ -519,14 +521,14 @@ class TurnEngine:
         now = self.clock()
         evicted = 0
         for sid, hub in list(self.hubs.items()):
-            hub.trim(now, self._turn_ended)
-            if hub.turn is None and not hub.subscribers and now - hub.idle_since > REPLAY_TTL_S:
+            hub.trim(now, self._turn_ended, self.hub_ttl_s)
+            if hub.turn is None and not hub.subscribers and now - hub.idle_since > self.hub_ttl_s:
                 for b in hub.buffer:
                     self._turn_ended.pop(b.turn_id, None)
                 del self.hubs[sid]
                 evicted += 1
         for turn_id, ended in list(self._turn_ended.items()):
-            if now - ended > REPLAY_TTL_S * 2:
+            if now - ended > self.hub_ttl_s * 2:
                 del self._turn_ended[turn_id]
         return evicted
 

@@ -62,3 +62,16 @@ def test_worker_heartbeat() -> None:
     for bad in ("0", "-1", "soon"):
         with pytest.raises(SettingsError, match="PARTCHAT_WORKER_HEARTBEAT_S"):
             Settings.from_env({"PARTCHAT_WORKER_HEARTBEAT_S": bad})
+
+
+def test_websocket_limits_and_compression() -> None:
+    default = Settings.from_env({})
+    assert default.messages_per_10s == 10 and default.ws_compression is False
+    assert default.hub_ttl_s == 120.0
+    assert Settings.from_env({"PARTCHAT_HUB_TTL_S": "2.5"}).hub_ttl_s == 2.5
+    tuned = Settings.from_env({"PARTCHAT_MESSAGES_PER_10S": "30", "PARTCHAT_WS_COMPRESSION": "on"})
+    assert tuned.messages_per_10s == 30 and tuned.ws_compression is True
+    with pytest.raises(SettingsError, match="PARTCHAT_MESSAGES_PER_10S"):
+        Settings.from_env({"PARTCHAT_MESSAGES_PER_10S": "0"})
+    with pytest.raises(SettingsError, match=r"PARTCHAT_WS_COMPRESSION.*on.*off"):
+        Settings.from_env({"PARTCHAT_WS_COMPRESSION": "yes"})
