@@ -597,7 +597,7 @@ _CATEGORIES: tuple[tuple[str, Callable[[str], bool]], ...] = (
         lambda s: "_fast_plan" in s or "_convert_message" in s,
     ),
     (
-        "LangChain chat-model wrapper (_agenerate_with_cache, run managers)",
+        "SSE parse and reply assembly (FastChatOpenAI), LangChain chat-model wrapper",
         lambda s: "_agenerate_with_cache" in s or "FastChatOpenAI" in s,
     ),
     (
