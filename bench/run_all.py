@@ -160,7 +160,10 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
         results["llm_stream"] = run_json(["bench/bench_llm_stream.py"], 900)
 
     if ns.smoke:
-        with C.Stack(tokens=20, catalog=catalog) as s:
+        # Paced (5 ms/token) so the answer really streams: the server coalesces the
+        # deltas that arrive within one event-loop pass, so an unpaced burst of 20
+        # tokens may reach the client as a single frame.
+        with C.Stack(tokens=20, token_ms=5.0, catalog=catalog) as s:
             run_load(results, "ws_smoke", "load_ws.py", s, ["--sessions", "4", "--turns", "3"], 60)
             run_load(
                 results, "http_smoke", "load_http.py", s, ["--sessions", "4", "--turns", "3"], 60

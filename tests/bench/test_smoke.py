@@ -59,7 +59,9 @@ def test_turns_complete(smoke: dict, run: str) -> None:  # type: ignore[type-arg
 @pytest.mark.timeout(120)
 def test_ws_streams_tokens(smoke: dict) -> None:  # type: ignore[type-arg]
     r = smoke["load"]["ws_smoke"]
-    assert r["deltas_per_turn"] >= 20  # --tokens 20 in smoke mode
+    # 20 tokens paced 5 ms apart: the answer arrives in several frames, not one blob.
+    # Not ``>= 20``: deltas landing within one event-loop pass are coalesced by design.
+    assert r["deltas_per_turn"] > 2
     assert r["gap_ms"]["n"] > 0
 
 

@@ -63,6 +63,10 @@ type Listener = (payload: unknown) => void;
 
 /** Close codes after which reconnecting would fail the same way. */
 const FATAL_CLOSE_CODES = new Set([1008, 1009]);
+const ELSEWHERE_BASE_MS = 2_000;
+const ELSEWHERE_MAX_MS = 30_000;
+/** About six minutes of rechecks: a turn elsewhere normally ends in seconds. */
+const ELSEWHERE_MAX_CHECKS = 15;
 
 export function wsUrl(server: string | undefined, pageHref?: string): string {
   const base = server && server.trim() ? server.trim() : pageHref ?? globalThis.location?.href ?? "http://localhost/";
@@ -109,6 +113,9 @@ export class ChatClient {
   /** The server refused this page (1008): only a user action (retry) reconnects. */
   private refused = false;
   private lastPingAt = 0;
+  /** Rechecks of a turn running on another server (`turn_elsewhere`), and the pending one. */
+  private elsewhereChecks = 0;
+  private elsewhereTimer: unknown = null;
   /** Delays chosen for reconnects, newest last (exposed for tests and diagnostics). */
   readonly backoffHistory: number[] = [];
 
@@ -203,6 +210,7 @@ export class ChatClient {
     this.started = false;
     this.removeBrowserListeners();
     this.clearReconnect();
+    this.clearElsewhereCheck();
     this.clearWatchdog();
     this.dropSocket(1000, "client stopped");
     this.update({ status: "closed" });
@@ -244,7 +252,9 @@ export class ChatClient {
     }
     this.dispatch({ type: "dismiss-error" });
     this.update({ connectionError: null });
-    if (!this.isReady()) this.reconnectNow();
+    this.elsewhereChecks = 0;
+    // A turn on another server is only seen to end by a new `ready`: reconnect for one.
+    if (!this.isReady() || this.snapshot.state.elsewhereTurnId !== null) this.reconnectNow();
     else this.flushQueue();
   }
 
@@ -326,12 +336,14 @@ export class ChatClient {
         /* storage full or blocked: the session lasts as long as the page */
       }
       this.update({ status: "open", connectionError: null }, { type: "server", event });
+      if (this.snapshot.state.elsewhereTurnId === null) this.elsewhereChecks = 0;
       this.emit("ready", { sessionId: event.sessionId, resumed: event.resumed });
       this.flushQueue();
       return;
     }
     this.dispatch({ type: "server", event });
     const after = this.snapshot.state;
+    if (event.type === "error" && event.code === "turn_elsewhere") this.scheduleElsewhereCheck();
     if (after.lastSeq !== before.lastSeq) this.resyncs = 0;
     if (after.resyncNeeded && !before.resyncNeeded) {
       // A gap in seq: resume from what we have. If that keeps failing, stop insisting.
@@ -353,7 +365,7 @@ export class ChatClient {
   private flushQueue(): void {
     if (!this.isReady()) return;
     const st = this.snapshot.state;
-    if (st.activeTurnId !== null) return;
+    if (st.activeTurnId !== null || st.elsewhereTurnId !== null) return;
     if (st.messages.some((m) => m.role === "user" && m.status === "sent")) return;
     const next = queuedMessages(st)[0];
     if (!next) return;
@@ -414,6 +426,30 @@ export class ChatClient {
       this.reconnectTimer = null;
       this.connect();
     }, delay);
+  }
+
+  /**
+   * Another server process runs this session's turn: reconnect later to see whether it ended
+   * (its answer then comes in `ready.history` and waiting messages go). Delays double from 2 s
+   * to 30 s with jitter; after ELSEWHERE_MAX_CHECKS the banner's Retry starts over.
+   */
+  private scheduleElsewhereCheck(): void {
+    if (!this.started || this.elsewhereTimer !== null) return;
+    if (this.elsewhereChecks >= ELSEWHERE_MAX_CHECKS) return;
+    const cap = Math.min(ELSEWHERE_MAX_MS, ELSEWHERE_BASE_MS * 2 ** this.elsewhereChecks);
+    const delay = Math.round(cap / 2 + (cap / 2) * (this.opts.random ?? Math.random)());
+    this.elsewhereChecks += 1;
+    this.elsewhereTimer = this.timeout(() => {
+      this.elsewhereTimer = null;
+      if (this.snapshot.state.elsewhereTurnId !== null) this.reconnectNow();
+    }, delay);
+  }
+
+  private clearElsewhereCheck(): void {
+    if (this.elsewhereTimer !== null) {
+      this.clearTimer(this.elsewhereTimer);
+      this.elsewhereTimer = null;
+    }
   }
 
   private clearReconnect(): void {

@@ -583,3 +583,41 @@ describe("chatReducer: local actions", () => {
     expect(SESSION).toBeTruthy();
   });
 });
+
+describe("chatReducer: a turn running on another server (turn_elsewhere)", () => {
+  const elsewhere: ServerEvent = { type: "error", code: "turn_elsewhere", message: "elsewhere", turnId: "t9" };
+  const resumed = (history = historyTurn("t9", "m0").slice(0, 1)) =>
+    ev(ready({ resumed: true, sessionId: SESSION, history }));
+
+  it("holds new messages as queued instead of refusing them", () => {
+    let s = run(initialState(SESSION), resumed(), elsewhere);
+    expect(s.elsewhereTurnId).toBe("t9");
+    expect(s.error?.code).toBe("turn_elsewhere");
+    // sent before the client knew: the server's busy puts it back in the queue, not failed
+    s = run(s, { type: "send", id: "m1", text: "and the filter?" }, { type: "sent", id: "m1" });
+    s = run(s, { type: "error", code: "busy", message: "elsewhere", messageId: "m1" });
+    expect(users(s).find((m) => m.id === "m1")!.status).toBe("queued");
+    expect(s.error?.code).toBe("turn_elsewhere");
+  });
+
+  it("stays while a ready still lacks the answer; clears once the history has it", () => {
+    let s = run(initialState(SESSION), resumed(), elsewhere, { type: "send", id: "m1", text: "next" });
+    s = run(s, { type: "disconnected" }, resumed()); // still running: no answer in history
+    expect(s.elsewhereTurnId).toBe("t9");
+    expect(s.error?.code).toBe("turn_elsewhere");
+    s = run(s, { type: "disconnected" }, resumed(historyTurn("t9", "m0")));
+    expect(s.elsewhereTurnId).toBeNull();
+    expect(s.error).toBeNull();
+    expect(assistants(s)[0]).toMatchObject({ turnId: "t9", text: FINAL_TEXT });
+    expect(queuedMessages(s).map((m) => m.id)).toEqual(["m1"]);
+  });
+
+  it("clears when this server now streams the turn, or the session is a new one", () => {
+    let s = run(initialState(SESSION), resumed(), elsewhere);
+    s = run(s, ev(ready({ resumed: true, sessionId: SESSION, inflight: { turnId: "t9", messageId: "m0" }, seq: 3 })));
+    expect(s.elsewhereTurnId).toBeNull();
+    s = run(initialState(SESSION), resumed(), elsewhere, ev(ready({ sessionId: "sess_fedcba9876543210" })));
+    expect(s.elsewhereTurnId).toBeNull();
+    expect(s.error).toBeNull();
+  });
+});

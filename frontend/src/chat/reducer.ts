@@ -76,6 +76,7 @@ export function initialState(sessionId: string | null = null): ReducerState {
     resyncNeeded: false,
     tolerateGaps: false,
     replayUntil: null,
+    elsewhereTurnId: null,
   };
 }
 
@@ -264,8 +265,25 @@ function applyReady(state: ReducerState, ev: ReadyEvent): ReducerState {
     lastSeq = sameSession ? state.lastSeq : null;
     if (lastSeq !== null && lastSeq > ev.seq) lastSeq = null; // the server's stream went back
   }
+
+  // A turn that was running on another server: ended once its answer is in the history (every
+  // ending stores one, even a failed or interrupted turn), or this server now streams it. Until
+  // then the server repeats `turn_elsewhere` right after this ready, so nothing flickers.
+  let { elsewhereTurnId, error } = state;
+  if (elsewhereTurnId !== null) {
+    const ended =
+      !sameSession ||
+      inflight?.turnId === elsewhereTurnId ||
+      history.some((h) => h.role === "assistant" && h.turnId === elsewhereTurnId);
+    if (ended) {
+      elsewhereTurnId = null;
+      if (error?.code === "turn_elsewhere") error = null;
+    }
+  }
   return {
     ...state,
+    error,
+    elsewhereTurnId,
     sessionId: ev.sessionId,
     lastSeq,
     replayUntil: inflight ? ev.seq : null,
@@ -339,7 +357,21 @@ function applyError(
   turnId: string | null,
   messageId: string | null,
 ): ReducerState {
+  if (code === "turn_elsewhere") {
+    return { ...state, elsewhereTurnId: turnId, error: { code, message } };
+  }
   let messages = state.messages;
+  if (code === "busy" && !turnId && state.elsewhereTurnId !== null) {
+    // Sent before the client learned the session's turn runs elsewhere: it waits, not fails.
+    return {
+      ...state,
+      messages: messages.map((m) =>
+        m.role === "user" && m.status === "sent" && (!messageId || m.id === messageId)
+          ? { ...m, status: "queued" as const }
+          : m,
+      ),
+    };
+  }
   if (!turnId && MESSAGE_REFUSALS.has(code)) {
     const target = messageId
       ? messages.find((m) => m.role === "user" && m.id === messageId && m.status !== "delivered")

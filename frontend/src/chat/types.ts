@@ -69,4 +69,10 @@ export interface ChatState {
   announcement: Announcement | null;
   /** Set when an event arrived after a gap in seq: the client must resume to get the missing ones. */
   resyncNeeded: boolean;
+  /**
+   * A turn of this session that another server process is running (`turn_elsewhere`): this
+   * connection cannot stream it. New messages wait (queued, not refused) until a later `ready`
+   * shows it ended; the client reconnects now and then to find out.
+   */
+  elsewhereTurnId: string | null;
 }

@@ -1,6 +1,6 @@
 import { act, renderHook } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FINAL_TEXT, SESSION, normalTurn, ready } from "../test/fixtures";
+import { FINAL_TEXT, SESSION, historyTurn, normalTurn, ready } from "../test/fixtures";
 import { fakeSockets, memoryStorage } from "../test/fakeSocket";
 import { ChatClient, SESSION_STORAGE_KEY, wsUrl } from "./client";
 import type { ChatClientOptions } from "./client";
@@ -311,6 +311,49 @@ describe("ChatClient", () => {
     expect(last().frames("message")).toHaveLength(1);
     client.retry();
     expect(last().frames("message").map((f) => f.id)).toEqual(["msg-1", "msg-1"]);
+    client.stop();
+  });
+
+  it("turn_elsewhere: holds messages, rechecks with growing delays, and sends once the answer is in", () => {
+    const { client, sockets, last } = makeClient();
+    client.start();
+    last().open();
+    last().receive(ready({ sessionId: SESSION }));
+    last().receive({ type: "error", code: "turn_elsewhere", message: "elsewhere", turnId: "t9" });
+    client.send("and the water filter?");
+    expect(last().frames("message")).toHaveLength(0); // held, not refused by the server
+    expect(client.getSnapshot().state.messages[0]).toMatchObject({ status: "queued" });
+    // first recheck within [1 s, 2 s]: a new socket, still running elsewhere
+    vi.advanceTimersByTime(2_000);
+    expect(sockets).toHaveLength(2);
+    last().open();
+    last().receive(ready({ sessionId: SESSION, resumed: true, history: historyTurn("t9", "m0").slice(0, 1) }));
+    last().receive({ type: "error", code: "turn_elsewhere", message: "elsewhere", turnId: "t9" });
+    expect(last().frames("message")).toHaveLength(0);
+    vi.advanceTimersByTime(1_999); // the second delay is in [2 s, 4 s]
+    expect(sockets).toHaveLength(2);
+    vi.advanceTimersByTime(2_001);
+    expect(sockets).toHaveLength(3);
+    last().open();
+    last().receive(ready({ sessionId: SESSION, resumed: true, history: historyTurn("t9", "m0") }));
+    const snap = client.getSnapshot();
+    expect(snap.state.error).toBeNull();
+    expect(snap.state.messages.find((m) => m.role === "assistant")?.text).toBe(FINAL_TEXT);
+    expect(last().frames("message")).toEqual([{ type: "message", id: "msg-1", text: "and the water filter?" }]);
+    vi.advanceTimersByTime(20_000); // under the 30 s stall watchdog
+    expect(sockets).toHaveLength(3); // no more rechecks
+    client.stop();
+  });
+
+  it("turn_elsewhere: Retry reconnects even though the socket is open", () => {
+    const { client, sockets, last } = makeClient();
+    client.start();
+    last().open();
+    last().receive(ready({ sessionId: SESSION }));
+    last().receive({ type: "error", code: "turn_elsewhere", message: "elsewhere", turnId: "t9" });
+    client.retry();
+    expect(sockets).toHaveLength(2);
+    expect(sockets[0]!.closedWith).toBe(4001);
     client.stop();
   });
 });

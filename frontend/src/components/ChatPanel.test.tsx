@@ -80,6 +80,14 @@ describe("ChatPanel", () => {
     expect(c.dismissError).toHaveBeenCalled();
   });
 
+  it("explains an answer still being written on another server in plain words", () => {
+    render(<ChatPanel chat={chat({ error: { code: "turn_elsewhere", message: "Reconnect in a moment." } })} />);
+    const banner = screen.getByTestId("pc-error");
+    expect(banner.dataset.code).toBe("turn_elsewhere");
+    expect(banner.textContent).toContain("still being written");
+    expect(banner.textContent).not.toContain("Reconnect in a moment");
+  });
+
   it("announces a finished answer in the polite live region", () => {
     const c = chat();
     const { rerender } = render(<ChatPanel chat={c} />);

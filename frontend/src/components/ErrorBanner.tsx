@@ -14,6 +14,8 @@ const FRIENDLY: Partial<Record<ChatError["code"], string>> = {
   llm_unavailable: "The assistant is unavailable right now. Please retry in a moment.",
   storage_unavailable: "Your message could not be saved. Please retry.",
   internal: "Something went wrong on our side. Please retry.",
+  turn_elsewhere:
+    "Your previous answer is still being written. It will appear here when it's done; anything you send now goes right after it.",
 };
 
 /** The current error (server or connection) with Retry and Dismiss. */
