@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import aiohttp
 import httpx
 import openai
 from langchain_core.language_models import BaseChatModel
@@ -70,7 +71,7 @@ def classify_llm_error(exc: BaseException) -> str | None:
     turn engine reports as ``internal``.
 
     Covers both the stock and the fast OpenAI paths (they raise the same openai classes)
-    and raw transport errors from httpx or httpx2 that escape unwrapped.
+    and raw transport errors from httpx, httpx2 or aiohttp that escape unwrapped.
     """
     if isinstance(exc, LLMUnavailable):
         return "llm_unavailable"
@@ -80,7 +81,7 @@ def classify_llm_error(exc: BaseException) -> str | None:
     if isinstance(exc, openai.APIError):
         # Connection errors, timeouts, errors reported inside the stream, malformed SSE.
         return "llm_unavailable"
-    if isinstance(exc, httpx.TransportError):
+    if isinstance(exc, httpx.TransportError | aiohttp.ClientError):
         return "llm_unavailable"
     for cls in type(exc).__mro__:
         # httpx2 (under openai>=3) transport errors, and langchain_openai's
