@@ -7,7 +7,6 @@
 Runs, each as its own process so the figures are the scripts' own:
   bench_catalog.py        catalog query p50/p99 (real catalog)
   bench_llm_stream.py     client CPU per streamed response, stock ChatOpenAI vs FastChatOpenAI
-  bench_store.py          session store CPU per turn, one hop per transaction vs per statement
   load_ws.py              50 sessions saturating (back-to-back turns, no LLM delay), with
                           and without permessage-deflate, 1 and 2 workers; 200 sessions at
                           realistic delays (300 ms first token, 20 ms/token); 1,000 sessions
@@ -149,7 +148,6 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
                 "llm_stream",
                 ["bench/bench_llm_stream.py", "--quick", "--modes", "astream", "--json"],
             ),
-            ("store", ["bench/bench_store.py", "--quick", "--json"]),
         ):
             proc = subprocess.Popen(
                 [C.PY, *args], cwd=C.ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -160,8 +158,6 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
         results["catalog"] = run_json(["bench/bench_catalog.py"], 600)
         print("LLM stream bench …", file=sys.stderr, flush=True)
         results["llm_stream"] = run_json(["bench/bench_llm_stream.py"], 900)
-        print("store bench …", file=sys.stderr, flush=True)
-        results["store"] = run_json(["bench/bench_store.py", "--json"], 600)
 
     if ns.smoke:
         # Paced (5 ms/token) so the answer really streams: the server coalesces the
@@ -290,7 +286,6 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
             **load,
             "catalog": results.get("catalog", {}),
             "llm_stream": results.get("llm_stream", {}),
-            "store": results.get("store", {}),
         }.items()
         if "failed" in r
     ]
@@ -414,17 +409,6 @@ def markdown(r: dict[str, Any]) -> str:
                 out.append(
                     f"| {mode} | {x['stock_cpu_ms']} | {x['fast_cpu_ms']} | {x['ratio_stock_over_fast']} |"
                 )
-    store = r.get("store") or {}
-    if store and "failed" not in store:
-        cpu = store["cpu_ms_per_turn"]
-        out += [
-            "",
-            "## Session store CPU per turn (bench_store.py, begin + context + finish)",
-            "",
-            "| one hop per transaction | one hop per statement (before) | ratio |",
-            "| --- | --- | --- |",
-            f"| {cpu['one_hop']} ms | {cpu['per_statement']} ms | {store['ratio']} |",
-        ]
     for name in ("ws_50_profile", "ws_50_realistic_profile"):
         prof = (r["load"].get(name) or {}).get("profile")
         if not prof:
