@@ -66,8 +66,6 @@ from typing import Any, Literal, TypedDict, TypeVar, cast
 import aiosqlite
 import orjson
 
-from partchat.tasks import run_to_completion
-
 __all__ = [
     "SCHEMA_VERSION",
     "BeginTurn",
@@ -539,41 +537,6 @@ class SessionStore:
                     raise _unavailable(exc) from exc
                 raise
 
-    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``work`` as one ``BEGIN IMMEDIATE`` ... ``COMMIT`` in a single hop to the
-        connection's thread; any exception rolls back.
-
-        Why not :meth:`_transaction`: every ``await db.execute`` is a round trip to
-        aiosqlite's thread (a queue put, a thread wake-up, a loop wake-up: ~70 us of CPU),
-        and the turn path's transactions are 3-7 statements each. aiosqlite has no public
-        call for "run this function on your thread", so this uses ``Connection._execute``
-        and ``_conn`` (present since aiosqlite 0.17; the bound in pyproject.toml keeps to
-        the versions tested). Once queued, the work runs to the end even if the caller is
-        cancelled: it commits or rolls back as a whole, never half.
-        """
-
-        def run() -> T:
-            conn: sqlite3.Connection = db._conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = work(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-                raise
-            return result
-
-        async with self._lock:
-            db = self._conn()
-            try:
-                on_thread = cast(Callable[[Callable[[], T]], Awaitable[T]], db._execute)
-                return await on_thread(run)
-            except (sqlite3.OperationalError, ValueError) as exc:
-                if _is_storage_failure(exc):
-                    raise _unavailable(exc) from exc
-                raise
-
     @staticmethod
     async def _rollback(db: aiosqlite.Connection) -> None:
         # ``db.execute`` queues the statement synchronously, before its first await; a
@@ -582,6 +545,13 @@ class SessionStore:
         # the connection is closed.
         with contextlib.suppress(sqlite3.Error, ValueError):
             await db.execute("ROLLBACK")
+
+    @staticmethod
+    async def _shielded(awaitable: Awaitable[T]) -> T:
+        """Run to completion even if the caller is cancelled (its work must be kept)."""
+        task = asyncio.ensure_future(awaitable)
+        task.add_done_callback(_consume_exception)
+        return await asyncio.shield(task)
 
     async def _fetch_turn(self, db: aiosqlite.Connection, turn_id: str) -> TurnRecord | None:
         rows = list(
@@ -595,12 +565,11 @@ class SessionStore:
         now = self._clock()
         context = empty_context()
         session_id = new_session_id()
-        row = (session_id, now, now, _dumps(context))
-        await self._write(
-            lambda db: db.execute(
-                f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, 0, 0)", row
+        async with self._transaction() as db:
+            await db.execute(
+                f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, 0, 0)",
+                (session_id, now, now, _dumps(context)),
             )
-        )
         return SessionRecord(session_id, now, now, context, 0, 0)
 
     async def get_session(self, session_id: str) -> SessionRecord | None:
@@ -619,17 +588,13 @@ class SessionStore:
         if not is_valid_id(session_id):
             raise UnknownSession(session_id)
         payload = _dumps(dict(context))
-        now = self._clock()
-
-        def work(db: sqlite3.Connection) -> None:
-            cursor = db.execute(
+        async with self._transaction() as db:
+            cursor = await db.execute(
                 "UPDATE sessions SET context = ?, updated_at = ? WHERE id = ?",
-                (payload, now, session_id),
+                (payload, self._clock(), session_id),
             )
             if cursor.rowcount == 0:
                 raise UnknownSession(session_id)
-
-        await self._write(work)
 
     # ----------------------------------------------------------------- turns
 
@@ -662,34 +627,42 @@ class SessionStore:
             raise ValueError(
                 f"client message id must be 1-{MAX_CLIENT_MESSAGE_ID_LENGTH} characters"
             )
-        now = self._clock()
-        reserve = int(seq_reserved)
-
-        def work(db: sqlite3.Connection) -> BeginTurn:
-            row = db.execute(
-                f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? AND client_message_id = ?",
-                (session_id, client_message_id),
-            ).fetchone()
-            if row is not None:
-                turn = _turn_from_row(row)
-                found = db.execute(
-                    "SELECT id FROM messages WHERE turn_id = ? AND role = 'user'", (turn.id,)
-                ).fetchone()
-                return BeginTurn(turn=turn, user_message_id=found[0], duplicate=True)
-            if owner is not None:
-                elsewhere = db.execute(
+        async with self._transaction() as db:
+            rows = list(
+                await db.execute_fetchall(
                     f"SELECT {_TURN_COLUMNS} FROM turns"
-                    " WHERE session_id = ? AND status = 'running'"
-                    " AND owner IS NOT NULL AND owner != ?"
-                    " ORDER BY started_at DESC, rowid DESC LIMIT 1",
-                    (session_id, owner),
-                ).fetchone()
-                if elsewhere is not None:
-                    raise TurnRunningElsewhere(_turn_from_row(elsewhere))
-            cursor = db.execute(
+                    " WHERE session_id = ? AND client_message_id = ?",
+                    (session_id, client_message_id),
+                )
+            )
+            if rows:
+                turn = _turn_from_row(rows[0])
+                found = list(
+                    await db.execute_fetchall(
+                        "SELECT id FROM messages WHERE turn_id = ? AND role = 'user'",
+                        (turn.id,),
+                    )
+                )
+                return BeginTurn(turn=turn, user_message_id=found[0][0], duplicate=True)
+
+            if owner is not None:
+                elsewhere = list(
+                    await db.execute_fetchall(
+                        f"SELECT {_TURN_COLUMNS} FROM turns"
+                        " WHERE session_id = ? AND status = 'running'"
+                        " AND owner IS NOT NULL AND owner != ?"
+                        " ORDER BY started_at DESC, rowid DESC LIMIT 1",
+                        (session_id, owner),
+                    )
+                )
+                if elsewhere:
+                    raise TurnRunningElsewhere(_turn_from_row(elsewhere[0]))
+
+            now = self._clock()
+            cursor = await db.execute(
                 "UPDATE sessions SET seq_reserved = MAX(seq_reserved, ?), updated_at = ?"
                 " WHERE id = ?",
-                (reserve, now, session_id),
+                (int(seq_reserved), now, session_id),
             )
             if cursor.rowcount == 0:
                 raise UnknownSession(session_id)
@@ -704,19 +677,17 @@ class SessionStore:
                 timings=None,
                 owner=owner,
             )
-            db.execute(
+            await db.execute(
                 "INSERT INTO turns (id, session_id, client_message_id, status, started_at, owner)"
                 " VALUES (?, ?, ?, 'running', ?, ?)",
                 (turn.id, session_id, client_message_id, now, owner),
             )
             message_id = new_message_id()
-            db.execute(
+            await db.execute(
                 _INSERT_MESSAGE,
                 (message_id, session_id, turn.id, "user", text, "complete", None, now, session_id),
             )
-            return BeginTurn(turn=turn, user_message_id=message_id, duplicate=False)
-
-        return await self._write(work)
+        return BeginTurn(turn=turn, user_message_id=message_id, duplicate=False)
 
     async def finish_turn(
         self,
@@ -752,7 +723,7 @@ class SessionStore:
             _dumps(dict(context)),
             _dumps(dict(timings)),
         )
-        return await run_to_completion(
+        return await self._shielded(
             self._finish_turn(turn_id, text, status, finish_reason, payload, int(last_seq))
         )
 
@@ -766,24 +737,28 @@ class SessionStore:
         last_seq: int,
     ) -> str:
         tool_outputs_json, context_json, timings_json = payload
-        now = self._clock()
-
-        def work(db: sqlite3.Connection) -> str:
-            row = db.execute(
-                "SELECT session_id, status FROM turns WHERE id = ?", (turn_id,)
-            ).fetchone()
-            if row is None:
+        async with self._transaction() as db:
+            rows = list(
+                await db.execute_fetchall(
+                    "SELECT session_id, status FROM turns WHERE id = ?", (turn_id,)
+                )
+            )
+            if not rows:
                 raise UnknownTurn(turn_id)
-            session_id, turn_status = row
+            session_id, turn_status = rows[0]
             if turn_status != "running":
-                found = db.execute(
-                    "SELECT id FROM messages WHERE turn_id = ? AND role = 'assistant'", (turn_id,)
-                ).fetchone()
-                if found is not None:
-                    return str(found[0])
+                found = list(
+                    await db.execute_fetchall(
+                        "SELECT id FROM messages WHERE turn_id = ? AND role = 'assistant'",
+                        (turn_id,),
+                    )
+                )
+                if found:
+                    return str(found[0][0])
                 raise StoreError(f"turn {turn_id} is {turn_status} without an answer")
+            now = self._clock()
             message_id = new_message_id()
-            db.execute(
+            await db.execute(
                 _INSERT_MESSAGE,
                 (
                     message_id,
@@ -797,19 +772,17 @@ class SessionStore:
                     session_id,
                 ),
             )
-            db.execute(
+            await db.execute(
                 "UPDATE turns SET status = ?, finish_reason = ?, ended_at = ?, timings = ?"
                 " WHERE id = ?",
                 (_TURN_STATUS_FOR_REASON[finish_reason], finish_reason, now, timings_json, turn_id),
             )
-            db.execute(
+            await db.execute(
                 "UPDATE sessions SET context = ?, last_seq = MAX(last_seq, ?), updated_at = ?"
                 " WHERE id = ?",
                 (context_json, last_seq, now, session_id),
             )
-            return message_id
-
-        return await self._write(work)
+        return message_id
 
     async def get_turn(self, turn_id: str) -> TurnRecord | None:
         if not is_valid_id(turn_id):
@@ -885,7 +858,7 @@ class SessionStore:
                     )
                 return len(rows)
 
-        return await run_to_completion(run())
+        return await self._shielded(run())
 
     # ----------------------------------------------------------------- workers
 
@@ -996,6 +969,11 @@ class SessionStore:
         async with self._transaction() as db:
             cursor = await db.execute("DELETE FROM sessions WHERE updated_at < ?", (cutoff,))
             return int(cursor.rowcount)
+
+
+def _consume_exception(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 async def purge_sessions(

@@ -46,7 +46,6 @@ from partchat.sessions import (
     empty_context,
 )
 from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
-from partchat.tasks import run_to_completion
 from partchat.workers import WorkerRegistry
 
 log = logging.getLogger(__name__)
@@ -292,12 +291,6 @@ class TurnEngine:
         if self._closing:
             raise StorageUnavailable("the server is restarting; send the message again shortly")
         hub.starting = True
-        # Once storing has begun it runs to the end, and a stored message gets its turn, even
-        # if the caller is cancelled (its connection broke): the shopper's message is never
-        # stored and then left without an answer.
-        return await run_to_completion(self._store_and_start(hub, client_message_id, text))
-
-    async def _store_and_start(self, hub: Hub, client_message_id: str, text: str) -> Submitted:
         try:
             begin_result = await self._begin(hub, client_message_id, text)
         finally:

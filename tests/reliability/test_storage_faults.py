@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from starlette.testclient import TestClient
 
 from partchat.app import create_app
 from partchat.settings import Settings
-from tests.support.faults import fail_statements
 
 
 @pytest.fixture
@@ -31,9 +32,15 @@ def _hello(ws) -> dict:  # type: ignore[no-untyped-def]
 def _fail_with(app_client, message: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     store = app_client.app.state.services.store
     # Fail below the store's error mapping: the connection itself raises.
-    fail_statements(
-        monkeypatch, store._db, lambda sql: sql.startswith(("INSERT", "BEGIN")), message
-    )
+    db = store._db
+    real_execute = db.execute
+
+    async def execute(sql, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if sql.lstrip().upper().startswith(("INSERT", "BEGIN")):
+            raise sqlite3.OperationalError(message)
+        return await real_execute(sql, *args, **kwargs)
+
+    monkeypatch.setattr(db, "execute", execute)
 
 
 @pytest.mark.parametrize(
