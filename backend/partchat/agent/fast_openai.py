@@ -309,7 +309,6 @@ class FastChatOpenAI(ChatOpenAI):
         attempt = 0
         yielded = 0
         while True:
-            request = httpx.Request("POST", plan.url, params=plan.params)  # for errors only
             response: aiohttp.ClientResponse | None = None
             try:
                 try:
@@ -322,9 +321,9 @@ class FastChatOpenAI(ChatOpenAI):
                         allow_redirects=False,
                     )
                 except TimeoutError as e:
-                    raise openai.APITimeoutError(request=_sdk(request)) from e
+                    raise openai.APITimeoutError(request=_sdk(plan.request())) from e
                 except aiohttp.ClientError as e:
-                    raise openai.APIConnectionError(request=_sdk(request)) from e
+                    raise openai.APIConnectionError(request=_sdk(plan.request())) from e
                 if response.status >= 300:
                     try:
                         content = await response.read()
@@ -335,7 +334,7 @@ class FastChatOpenAI(ChatOpenAI):
                             response.status,
                             headers=list(response.headers.items()),
                             content=content,
-                            request=request,
+                            request=plan.request(),
                         )
                     )
 
@@ -370,11 +369,11 @@ class FastChatOpenAI(ChatOpenAI):
                             try:
                                 obj = loads(payload)
                             except orjson.JSONDecodeError:
-                                raise _malformed(request, payload) from None
+                                raise _malformed(plan.request(), payload) from None
                             if not isinstance(obj, dict):
-                                raise _malformed(request, payload)
+                                raise _malformed(plan.request(), payload)
                             if obj.get("error"):
-                                raise _stream_error(request, obj["error"])
+                                raise _stream_error(plan.request(), obj["error"])
                             choices = obj.get("choices")
                             if choices and choices[0].get("finish_reason"):
                                 finished = True
@@ -382,16 +381,16 @@ class FastChatOpenAI(ChatOpenAI):
                             yield obj
                             last = monotonic()
                 except TimeoutError as e:
-                    raise openai.APITimeoutError(request=_sdk(request)) from e
+                    raise openai.APITimeoutError(request=_sdk(plan.request())) from e
                 except aiohttp.ClientError as e:
                     raise openai.APIConnectionError(
                         message=f"Connection to the LLM lost mid-stream: {e!r}",
-                        request=_sdk(request),
+                        request=_sdk(plan.request()),
                     ) from e
                 if not done and not finished:
                     raise openai.APIConnectionError(
                         message="The LLM stream ended before it was complete.",
-                        request=_sdk(request),
+                        request=_sdk(plan.request()),
                     )
                 return
             except (openai.APIConnectionError, openai.APIStatusError) as e:
@@ -487,6 +486,10 @@ class _Plan:
         self.body = body
         self.timeout = timeout
         self.max_retries = max_retries
+
+    def request(self) -> httpx.Request:
+        """The request as the SDK's errors carry it: built only when one is raised."""
+        return httpx.Request("POST", self.url, params=self.params)
 
 
 def _sdk(obj: httpx.Request | httpx.Response) -> Any:

@@ -409,7 +409,11 @@ export class ChatClient {
 
   /** Exponential backoff with jitter: delay in [cap/2, cap], cap = min(max, base·2^attempt). */
   nextBackoff(): number {
-    const cap = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** this.attempt);
+    return this.jittered(Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** this.attempt));
+  }
+
+  /** A delay in [cap/2, cap]. */
+  private jittered(cap: number): number {
     const rnd = (this.opts.random ?? Math.random)();
     return Math.round(cap / 2 + (cap / 2) * rnd);
   }
@@ -436,8 +440,7 @@ export class ChatClient {
   private scheduleElsewhereCheck(): void {
     if (!this.started || this.elsewhereTimer !== null) return;
     if (this.elsewhereChecks >= ELSEWHERE_MAX_CHECKS) return;
-    const cap = Math.min(ELSEWHERE_MAX_MS, ELSEWHERE_BASE_MS * 2 ** this.elsewhereChecks);
-    const delay = Math.round(cap / 2 + (cap / 2) * (this.opts.random ?? Math.random)());
+    const delay = this.jittered(Math.min(ELSEWHERE_MAX_MS, ELSEWHERE_BASE_MS * 2 ** this.elsewhereChecks));
     this.elsewhereChecks += 1;
     this.elsewhereTimer = this.timeout(() => {
       this.elsewhereTimer = null;
