@@ -433,6 +433,8 @@ class FakeLLM:
             body_bytes = await _read_chunked(reader)
         method = method_b.decode()
         path = target_b.decode().split("?", 1)[0]
+        if "://" in path:  # absolute form, as a client sends it to an HTTP proxy
+            path = "/" + path.split("://", 1)[1].partition("/")[2]
 
         if path in ("/v1/chat/completions", "/chat/completions"):
             if method != "POST":

@@ -26,7 +26,7 @@ from langchain_core.messages import (
 )
 from langchain_openai import ChatOpenAI
 
-from partchat.agent.fast_openai import FastChatOpenAI, LLMStreamError
+from partchat.agent.fast_openai import FastChatOpenAI, LLMStreamError, env_proxy
 from tests.unit.agent.conftest import FakeFactory
 
 pytestmark = pytest.mark.timeout(10)
@@ -201,6 +201,42 @@ async def test_headers(fake_llm: FakeFactory) -> None:
     assert headers["openai-organization"] == "org-7"
     assert headers["x-shop"] == "demo"
     assert headers["content-type"] == "application/json"
+
+
+async def test_environment_proxy_is_used(
+    fake_llm: FakeFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HTTP_PROXY`` is honoured (as httpx does); the fake answers absolute-form targets
+    like a proxy, and the model's own host does not resolve, so only the proxy can work."""
+    fake = await fake_llm([Reply.say("via the proxy")])
+    for var in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "http_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", fake.base_url.removesuffix("/v1"))
+    env_proxy.cache_clear()
+    try:
+        model = make(FastChatOpenAI, fake, base_url="http://llm.invalid/v1", max_retries=0)
+        _, merged = await collect(model)
+    finally:
+        env_proxy.cache_clear()
+    assert merged.content == "via the proxy"
+    assert fake.requests[0].headers["host"] == "llm.invalid"
+
+
+def test_environment_proxy_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://user:pw@proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "internal.example")
+    env_proxy.cache_clear()
+    try:
+        found = env_proxy("https://api.openai.com/v1/chat/completions")
+        assert found is not None
+        assert str(found[0]) == "http://proxy.example:3128"
+        assert found[1] is not None and found[1].login == "user"
+        assert env_proxy("https://internal.example/v1/chat/completions") is None
+        assert env_proxy("http://api.openai.com/v1/chat/completions") is None  # no HTTP_PROXY
+    finally:
+        env_proxy.cache_clear()
 
 
 # -- callbacks and LangGraph ---------------------------------------------------------------
