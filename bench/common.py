@@ -497,8 +497,10 @@ def pyspy_path() -> str | None:
 class PySpy:
     """``py-spy record --format raw`` (collapsed stacks) of a process tree while in scope."""
 
-    def __init__(self, pid: int, out: Path, rate: int = 250) -> None:
-        self.pid, self.out, self.rate = pid, out, rate
+    def __init__(self, pid: int, out: Path, rate: int = 250, *, native: bool = False) -> None:
+        """``native``: C frames too (uvloop, sqlite, the GIL); py-spy then pauses the
+        process for each sample, so the run is slower still."""
+        self.pid, self.out, self.rate, self.native = pid, out, rate, native
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> PySpy:
@@ -516,7 +518,7 @@ class PySpy:
                 str(self.rate),
                 "--format",
                 "raw",
-                "--nonblocking",
+                *(["--native"] if self.native else ["--nonblocking"]),
                 "--output",
                 str(self.out),
             ],

@@ -228,7 +228,7 @@ async def run_turns(
     c0 = time.process_time()
     prof_ctx: Any = contextlib.nullcontext()
     if ns.profile and pid:
-        prof_ctx = C.PySpy(pid, Path(ns.profile), rate=ns.profile_rate)
+        prof_ctx = C.PySpy(pid, Path(ns.profile), rate=ns.profile_rate, native=ns.profile_native)
     with C.RssSampler(pid) as rss, prof_ctx:
         t0 = time.monotonic()
         run.deadline = t0 + ns.duration
@@ -363,6 +363,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--idle-hold", type=float, default=5.0)
     p.add_argument("--profile", help="py-spy the server during the measured phase into this file")
     p.add_argument("--profile-rate", type=int, default=200)
+    p.add_argument("--profile-native", action="store_true", help="--profile with C frames (slower)")
     p.add_argument("--no-uvloop", action="store_true")
     p.add_argument("--smoke", action="store_true", help="tiny counts, a few seconds")
     p.add_argument("--json", action="store_true", help="print JSON only")

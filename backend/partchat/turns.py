@@ -353,10 +353,13 @@ class TurnEngine:
         try:
             if run.stop_requested:
                 raise asyncio.CancelledError
+            # Ids set here, unique within the turn: LangGraph's add_messages would give
+            # each one a uuid4 (os.urandom) on every turn.
             messages: list[BaseMessage] = [
-                _to_lc(m) for m in hub.history[-HISTORY_FOR_LLM - 1 : -1]
+                _to_lc(m, f"history-{i}")
+                for i, m in enumerate(hub.history[-HISTORY_FOR_LLM - 1 : -1])
             ]
-            messages.append(HumanMessage(content=text))
+            messages.append(HumanMessage(content=text, id="current"))
             state = {**turn_input(hub.context), "messages": messages}
             config = with_text_sink(None, self._text_sink(hub, run))
             async for mode, chunk in self.graph.astream(state, config, stream_mode=["updates"]):
@@ -606,7 +609,7 @@ def _history_message(m: Any) -> HistoryMessage:
     )
 
 
-def _to_lc(m: HistoryMessage) -> BaseMessage:
+def _to_lc(m: HistoryMessage, message_id: str) -> BaseMessage:
     if m["role"] == "user":
-        return HumanMessage(content=m["text"])
-    return AIMessage(content=m["text"] or "(no answer)")
+        return HumanMessage(content=m["text"], id=message_id)
+    return AIMessage(content=m["text"] or "(no answer)", id=message_id)
