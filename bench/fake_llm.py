@@ -116,6 +116,7 @@ class Reply:
     usage: Mapping[str, int] | None = None
     arg_chunks: int = 3
     model: str | None = None
+    raw_deltas: tuple[Mapping[str, Any], ...] | None = None
 
     # -- constructors ---------------------------------------------------------------
     @classmethod
@@ -130,6 +131,12 @@ class Reply:
     def calls(cls, *calls: ToolCall | tuple[str, str | Mapping[str, Any]], **kw: Any) -> Reply:
         tcs = tuple(c if isinstance(c, ToolCall) else ToolCall(c[0], c[1]) for c in calls)
         return cls(tool_calls=tcs, **kw)
+
+    @classmethod
+    def of_deltas(cls, *deltas: Mapping[str, Any], **kw: Any) -> Reply:
+        """Exactly these ``delta`` objects, one SSE event each, between the role chunk
+        and the finish chunk (``finish_reason`` defaults to ``stop``)."""
+        return cls(raw_deltas=deltas, **kw)
 
     @classmethod
     def error(
@@ -687,6 +694,8 @@ class FakeLLM:
         if cached is not None:
             return cached
         out = [_frame(c.delta(b'{"role":"assistant","content":""}'))]
+        for d in reply.raw_deltas or ():
+            out.append(_frame(c.delta(orjson.dumps(d))))
         for tok in split_words(reply.text):
             out.append(_frame(c.content(tok)))
         for i, tc in enumerate(reply.tool_calls):

@@ -54,6 +54,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.tool import ToolCallChunk
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.utils._merge import merge_lists
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models._client_utils import StreamChunkTimeoutError
 from langchain_openai.chat_models.base import (
@@ -73,6 +74,7 @@ _MAX_CONNECTIONS = 1000
 _KEEPALIVE_S = 5.0
 _RETRY_STATUS = frozenset({408, 409, 429})
 _TEXT_ONLY_KEYS = frozenset({"content", "role", "refusal"})
+_TOOL_DELTA_KEYS = frozenset({"content", "role", "tool_calls"})
 
 
 class LLMStreamError(openai.APIError):
@@ -164,6 +166,10 @@ class FastChatOpenAI(ChatOpenAI):
         texts: list[str] = []
         others: list[AIMessageChunk] = []
         info: dict[str, Any] = {}
+        # Tool-call deltas (a call's arguments arrive a few characters at a time) are
+        # merged as plain dicts, exactly as AIMessageChunk addition merges them, and
+        # become one chunk: no message object and no partial-JSON parse per delta.
+        calls: list[Any] | None = None
         try:
             async for obj in self._fast_objects(plan):
                 choices = obj.get("choices")
@@ -175,13 +181,21 @@ class FastChatOpenAI(ChatOpenAI):
                         and not choice.get("finish_reason")
                         and not choice.get("logprobs")
                         and not obj.get("usage")
-                        and delta.keys() <= _TEXT_ONLY_KEYS
                     ):
-                        text = delta.get("content")
-                        if text:
-                            texts.append(text)
-                            on_text(text)
-                        continue
+                        keys = delta.keys()
+                        if keys <= _TEXT_ONLY_KEYS:
+                            text = delta.get("content")
+                            if text:
+                                texts.append(text)
+                                on_text(text)
+                            continue
+                        if keys <= _TOOL_DELTA_KEYS and not delta.get("content"):
+                            raw = delta.get("tool_calls") or []
+                            calls = merge_lists(calls, _tool_call_chunks(raw))
+                            continue
+                if calls is not None:
+                    others.append(self._calls_chunk(calls))
+                    calls = None
                 chunk = self._to_chunk(obj)
                 if chunk is None:
                     continue
@@ -197,6 +211,8 @@ class FastChatOpenAI(ChatOpenAI):
             _handle_openai_bad_request(e)
         except openai.APIError as e:
             _handle_openai_api_error(e)
+        if calls is not None:
+            others.append(self._calls_chunk(calls))
         merged = others[0] + others[1:] if others else AIMessageChunk(content="")
         assert isinstance(merged, AIMessageChunk)
         info.pop("logprobs", None)
@@ -412,6 +428,15 @@ class FastChatOpenAI(ChatOpenAI):
             attempt += 1
             await asyncio.sleep(delay)
 
+    def _calls_chunk(self, calls: list[Any]) -> AIMessageChunk:
+        """The chunk the tool-call deltas merged in ``calls`` add up to (see ``_to_chunk``)."""
+        response_metadata: dict[str, Any] = {"model_provider": "openai"}
+        if self.output_version == "v1":
+            response_metadata["output_version"] = "v1"
+        return AIMessageChunk(
+            content="", response_metadata=response_metadata, tool_call_chunks=calls
+        )
+
     def _to_chunk(self, obj: dict[str, Any]) -> ChatGenerationChunk | None:
         """One ``chat.completion.chunk`` dict → a LangChain chunk, as ChatOpenAI builds it
         (``_convert_chunk_to_generation_chunk``), minus the SDK round trip."""
@@ -427,22 +452,8 @@ class FastChatOpenAI(ChatOpenAI):
         delta = choice.get("delta")
         if delta is None:
             return None
-        tool_call_chunks: list[ToolCallChunk] = []
         raw_calls = delta.get("tool_calls")
-        if raw_calls:
-            for i, rtc in enumerate(raw_calls):
-                fn = rtc.get("function")
-                if fn is None:
-                    continue
-                tool_call_chunks.append(
-                    ToolCallChunk(
-                        name=fn.get("name"),
-                        args=fn.get("arguments"),
-                        id=rtc.get("id"),
-                        index=rtc.get("index", i),
-                        type="tool_call_chunk",
-                    )
-                )
+        tool_call_chunks = _tool_call_chunks(raw_calls) if raw_calls else []
         additional_kwargs: dict[str, Any] = {}
         if function_call := delta.get("function_call"):
             function_call = dict(function_call)
@@ -501,6 +512,25 @@ class _Plan:
     def request(self) -> httpx.Request:
         """The request as the SDK's errors carry it: built only when one is raised."""
         return httpx.Request("POST", self.url, params=self.params)
+
+
+def _tool_call_chunks(raw_calls: list[dict[str, Any]]) -> list[ToolCallChunk]:
+    """A delta's ``tool_calls`` as LangChain's chunks (``_convert_delta_to_message_chunk``)."""
+    chunks: list[ToolCallChunk] = []
+    for i, rtc in enumerate(raw_calls):
+        fn = rtc.get("function")
+        if fn is None:
+            continue
+        chunks.append(
+            ToolCallChunk(
+                name=fn.get("name"),
+                args=fn.get("arguments"),
+                id=rtc.get("id"),
+                index=rtc.get("index", i),
+                type="tool_call_chunk",
+            )
+        )
+    return chunks
 
 
 @functools.lru_cache(maxsize=32)

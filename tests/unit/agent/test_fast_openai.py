@@ -65,6 +65,47 @@ SCRIPTS: dict[str, Callable[[], Reply]] = {
     "unknown_tool": lambda: Reply.call("order_pizza", {"size": "large"}),
     "finish_length": lambda: Reply.say("This answer was cut off at the", finish_reason="length"),
     "empty_text": lambda: Reply.say(""),
+    # Deltas as some servers send them: text and a call in one delta, ``tool_calls:
+    # null``, an empty list, two calls' arguments interleaved, text between calls.
+    "interleaved_raw_deltas": lambda: Reply.of_deltas(
+        {"content": "Checking", "tool_calls": None},
+        {"content": None, "tool_calls": []},
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "call_a",
+                    "type": "function",
+                    "function": {"name": "search_parts", "arguments": ""},
+                }
+            ]
+        },
+        {
+            "tool_calls": [
+                {
+                    "index": 1,
+                    "id": "call_b",
+                    "type": "function",
+                    "function": {"name": "get_part_details", "arguments": '{"part'},
+                }
+            ]
+        },
+        {"tool_calls": [{"index": 0, "function": {"arguments": '{"query": "ice'}}]},
+        {"content": " both.", "tool_calls": [{"index": 1, "function": {"arguments": 'Number"'}}]},
+        {"role": "assistant", "tool_calls": [{"index": 0, "function": {"arguments": ' maker"}'}}]},
+        {"tool_calls": [{"index": 1, "function": {"arguments": ': "PS11752778"}'}}]},
+        {
+            "tool_calls": [
+                {
+                    "index": 2,
+                    "id": "call_c",
+                    "type": "function",
+                    "function": {"name": "check_compatibility", "arguments": "{}"},
+                }
+            ]
+        },
+        finish_reason="tool_calls",
+    ),
 }
 
 
