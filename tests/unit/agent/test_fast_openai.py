@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import openai
+import orjson
 import pytest
 from bench.fake_llm import FakeLLM, Reply
 from langchain_core.callbacks import AsyncCallbackHandler
@@ -231,6 +232,37 @@ async def test_same_request_body_as_stock_with_bound_tools(fake_llm: FakeFactory
         "check_compatibility",
         "get_part_details",
     ]
+
+
+CONVERSATION: list[BaseMessage] = [
+    SystemMessage("You help shoppers find parts."),
+    HumanMessage("My ice maker stopped.", id="h0"),
+    AIMessage("Which model is it? " * 30, id="h1"),
+    HumanMessage("WRS325SDHZ"),
+    AIMessage("", tool_calls=[{"name": "search_parts", "args": {"query": "ice"}, "id": "c1"}]),
+    ToolMessage('{"ok":true}', tool_call_id="c1"),
+    AIMessage("Found it.", name="helper"),
+    HumanMessage([{"type": "text", "text": "A list of blocks"}]),
+    AIMessage("With extras", additional_kwargs={"refusal": None}),
+    SystemMessage("Be brief.", additional_kwargs={"__openai_role__": "developer"}),
+]
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "o3-mini"])
+@pytest.mark.parametrize(
+    "messages",
+    [CONVERSATION[:4], CONVERSATION, CONVERSATION[:1] + CONVERSATION[-1:], []],
+    ids=["plain", "mixed", "system_role_kwarg", "empty"],
+)
+def test_request_payload_equals_stock(model: str, messages: list[BaseMessage]) -> None:
+    """Plain messages are converted by FastChatOpenAI itself: the payload must not change."""
+    kw: dict[str, Any] = {"model": model, "api_key": "sk-test", "streaming": True}
+    stock = ChatOpenAI(**kw).bind_tools(TOOLS)
+    fast = FastChatOpenAI(**kw).bind_tools(TOOLS)
+    expected = stock.bound._get_request_payload(messages, stop=["END"], **stock.kwargs)  # type: ignore[attr-defined]
+    got = fast.bound._get_request_payload(messages, stop=["END"], **fast.kwargs)  # type: ignore[attr-defined]
+    assert got == expected
+    assert orjson.dumps(got) == orjson.dumps(expected)  # same key order too
 
 
 async def test_headers(fake_llm: FakeFactory) -> None:
