@@ -371,8 +371,8 @@ class FastChatOpenAI(ChatOpenAI):
                         params=plan.params,
                         timeout=plan.timeout,
                         allow_redirects=False,
-                        proxy=plan.proxy[0] if plan.proxy else None,
-                        proxy_auth=plan.proxy[1] if plan.proxy else None,
+                        proxy=plan.proxy,
+                        proxy_auth=plan.proxy_auth,
                     )
                 except TimeoutError as e:
                     raise openai.APITimeoutError(request=_sdk(plan.request())) from e
@@ -459,12 +459,16 @@ class FastChatOpenAI(ChatOpenAI):
 
     def _calls_chunk(self, calls: list[Any]) -> AIMessageChunk:
         """The chunk the tool-call deltas merged in ``calls`` add up to (see ``_to_chunk``)."""
-        response_metadata: dict[str, Any] = {"model_provider": "openai"}
-        if self.output_version == "v1":
-            response_metadata["output_version"] = "v1"
         return AIMessageChunk(
-            content="", response_metadata=response_metadata, tool_call_chunks=calls
+            content="", response_metadata=self._chunk_metadata(), tool_call_chunks=calls
         )
+
+    def _chunk_metadata(self) -> dict[str, Any]:
+        """``response_metadata`` of a chunk with a delta, as ChatOpenAI sets it."""
+        metadata: dict[str, Any] = {"model_provider": "openai"}
+        if self.output_version == "v1":
+            metadata["output_version"] = "v1"
+        return metadata
 
     def _to_chunk(self, obj: dict[str, Any]) -> ChatGenerationChunk | None:
         """One ``chat.completion.chunk`` dict → a LangChain chunk, as ChatOpenAI builds it
@@ -489,13 +493,10 @@ class FastChatOpenAI(ChatOpenAI):
             if function_call.get("name", "") is None:
                 function_call["name"] = ""
             additional_kwargs["function_call"] = function_call
-        response_metadata: dict[str, Any] = {"model_provider": "openai"}
-        if self.output_version == "v1":
-            response_metadata["output_version"] = "v1"
         message = AIMessageChunk(
             content=delta.get("content") or "",
             additional_kwargs=additional_kwargs,
-            response_metadata=response_metadata,
+            response_metadata=self._chunk_metadata(),
             tool_call_chunks=tool_call_chunks,
             usage_metadata=usage_metadata,
             id=delta.get("id"),
@@ -517,7 +518,16 @@ class FastChatOpenAI(ChatOpenAI):
 class _Plan:
     """Everything one fast-path request needs, computed once before the retry loop."""
 
-    __slots__ = ("body", "headers", "max_retries", "params", "proxy", "timeout", "url")
+    __slots__ = (
+        "body",
+        "headers",
+        "max_retries",
+        "params",
+        "proxy",
+        "proxy_auth",
+        "timeout",
+        "url",
+    )
 
     def __init__(
         self,
@@ -531,7 +541,8 @@ class _Plan:
         proxy: tuple[yarl.URL, aiohttp.BasicAuth | None] | None = None,
     ) -> None:
         self.url = url
-        self.proxy = proxy
+        self.proxy: yarl.URL | None = proxy[0] if proxy else None
+        self.proxy_auth: aiohttp.BasicAuth | None = proxy[1] if proxy else None
         self.headers = headers
         self.params = params
         self.body = body

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ServerEvent } from "../protocol";
-import { CONTEXT, FINAL_TEXT, SESSION, historyTurn, normalTurn, ready } from "../test/fixtures";
+import { CONTEXT, FINAL_TEXT, SESSION, historyTurn, normalTurn, ready, turnElsewhere } from "../test/fixtures";
 import type { ChatAction, ReducerState } from "./reducer";
 import { assistantIdFor, chatReducer, initialState, isBusy, queuedMessages } from "./reducer";
 import type { AssistantMessage, UserMessage } from "./types";
@@ -585,7 +585,7 @@ describe("chatReducer: local actions", () => {
 });
 
 describe("chatReducer: a turn running on another server (turn_elsewhere)", () => {
-  const elsewhere: ServerEvent = { type: "error", code: "turn_elsewhere", message: "elsewhere", turnId: "t9" };
+  const elsewhere = turnElsewhere("t9");
   const resumed = (history = historyTurn("t9", "m0").slice(0, 1)) =>
     ev(ready({ resumed: true, sessionId: SESSION, history }));
 

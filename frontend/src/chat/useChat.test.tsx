@@ -1,6 +1,6 @@
 import { act, renderHook } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { FINAL_TEXT, SESSION, historyTurn, normalTurn, ready } from "../test/fixtures";
+import { FINAL_TEXT, SESSION, historyTurn, normalTurn, ready, turnElsewhere } from "../test/fixtures";
 import { fakeSockets, memoryStorage } from "../test/fakeSocket";
 import { ChatClient, SESSION_STORAGE_KEY, wsUrl } from "./client";
 import type { ChatClientOptions } from "./client";
@@ -319,7 +319,7 @@ describe("ChatClient", () => {
     client.start();
     last().open();
     last().receive(ready({ sessionId: SESSION }));
-    last().receive({ type: "error", code: "turn_elsewhere", message: "elsewhere", turnId: "t9" });
+    last().receive(turnElsewhere());
     client.send("and the water filter?");
     expect(last().frames("message")).toHaveLength(0); // held, not refused by the server
     expect(client.getSnapshot().state.messages[0]).toMatchObject({ status: "queued" });
@@ -328,7 +328,7 @@ describe("ChatClient", () => {
     expect(sockets).toHaveLength(2);
     last().open();
     last().receive(ready({ sessionId: SESSION, resumed: true, history: historyTurn("t9", "m0").slice(0, 1) }));
-    last().receive({ type: "error", code: "turn_elsewhere", message: "elsewhere", turnId: "t9" });
+    last().receive(turnElsewhere());
     expect(last().frames("message")).toHaveLength(0);
     vi.advanceTimersByTime(1_999); // the second delay is in [2 s, 4 s]
     expect(sockets).toHaveLength(2);
@@ -350,7 +350,7 @@ describe("ChatClient", () => {
     client.start();
     last().open();
     last().receive(ready({ sessionId: SESSION }));
-    last().receive({ type: "error", code: "turn_elsewhere", message: "elsewhere", turnId: "t9" });
+    last().receive(turnElsewhere());
     client.retry();
     expect(sockets).toHaveLength(2);
     expect(sockets[0]!.closedWith).toBe(4001);

@@ -43,6 +43,11 @@ export function ready(over: Partial<Extract<ServerEvent, { type: "ready" }>> = {
 }
 
 /** A whole turn: start, two tool calls, context, three deltas, finish. seq from `from`. */
+/** The server's answer when the session's turn runs in another server process. */
+export function turnElsewhere(turnId = "t9"): ServerEvent {
+  return { type: "error", code: "turn_elsewhere", message: "elsewhere", turnId };
+}
+
 export function normalTurn(turnId: string, messageId: string, from: number): ServerEvent[] {
   let seq = from;
   const out: ServerEvent[] = [
