@@ -35,6 +35,7 @@ SHUTDOWN_GRACE_S = 10.0
 
 async def open_services(settings: Settings, *, chat_model: BaseChatModel | None = None) -> Services:
     """Open the catalog (building it when missing or stale) and the session store."""
+    from partchat.admission import TurnGate
     from partchat.agent.graph import build_graph
     from partchat.agent.llm import make_chat_model
     from partchat.catalog import Catalog, build_catalog, needs_build
@@ -60,7 +61,14 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     model = chat_model if chat_model is not None else make_chat_model(settings)
     graph = build_graph(model, toolbox, catalog)
     metrics = Metrics()
-    engine = TurnEngine(store, graph, metrics, workers=workers, hub_ttl_s=settings.hub_ttl_s)
+    engine = TurnEngine(
+        store,
+        graph,
+        metrics,
+        workers=workers,
+        hub_ttl_s=settings.hub_ttl_s,
+        gate=TurnGate(settings.turn_start_lag_ms),
+    )
     return Services(
         settings=settings,
         catalog=catalog,

@@ -1,9 +1,12 @@
 """Durable session store: sessions, turns and messages in SQLite (``sessions.db``).
 
-One :class:`SessionStore` owns one aiosqlite connection (WAL, ``synchronous=NORMAL``,
-``busy_timeout`` 5000 ms, foreign keys on). Every operation takes the store's lock, so a
-write transaction is never interleaved with another coroutine's statements on the shared
-connection; readers in *other* processes still read concurrently thanks to WAL.
+One :class:`SessionStore` owns one connection (WAL, ``synchronous=NORMAL``, foreign keys
+on) wrapped in a :class:`~partchat.loop_sqlite.LoopSqlite`: each operation is one
+function — a whole write transaction, or a read — run on the event loop when it can
+finish at once, on a thread (waiting up to ``busy_timeout`` 5000 ms) when another
+process holds the write lock. One operation at a time, so a transaction is never
+interleaved with another's statements; readers in *other* processes still read
+concurrently thanks to WAL. Checkpoints run on a thread (``Checkpointer``).
 
 A chat turn is two write transactions:
 
@@ -57,14 +60,15 @@ import re
 import secrets
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypedDict, TypeVar, cast
 
-import aiosqlite
 import orjson
+
+from partchat.loop_sqlite import Checkpointer, LoopConnection, LoopSqlite
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -147,9 +151,8 @@ def _is_storage_failure(exc: BaseException) -> bool:
     """sqlite could not do the work (as opposed to a bug or a constraint violation)."""
     if isinstance(exc, sqlite3.OperationalError):
         return True
-    # aiosqlite raises ValueError for an operation on a closed connection.
-    text = str(exc)
-    return type(exc) is ValueError and ("Connection closed" in text or "no active" in text)
+    # sqlite3 raises ProgrammingError for an operation on a closed connection.
+    return isinstance(exc, sqlite3.ProgrammingError) and "closed" in str(exc)
 
 
 def _unavailable(exc: BaseException) -> StorageUnavailable:
@@ -388,15 +391,25 @@ def _worker_from_row(row: Sequence[Any]) -> WorkerRecord:
 
 
 class SessionStore:
-    """Async access to ``sessions.db``. Build it with :meth:`open`; :meth:`close` it."""
+    """Async access to ``sessions.db``. Build it with :meth:`open`; :meth:`close` it.
+
+    Each operation is one unit of work on a :class:`~partchat.loop_sqlite.LoopSqlite`:
+    run on the event loop when it can finish at once, on a thread when another process
+    holds the write lock (see that module for why).
+    """
 
     def __init__(
-        self, db: aiosqlite.Connection, *, clock: Callable[[], float], readonly: bool
+        self,
+        db: LoopSqlite,
+        *,
+        clock: Callable[[], float],
+        readonly: bool,
+        checkpointer: Checkpointer | None,
     ) -> None:
-        self._db: aiosqlite.Connection | None = db
+        self._db = db
         self._clock = clock
         self._readonly = readonly
-        self._lock = asyncio.Lock()
+        self._checkpointer = checkpointer
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -411,34 +424,38 @@ class SessionStore:
     ) -> SessionStore:
         """Open (and, read-write, create and migrate) the database at ``path``."""
         path = Path(path)
+        if readonly:
+            database, uri = path.resolve().as_uri() + "?mode=ro", True
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            database, uri = str(path), False
         try:
-            if readonly:
-                db = await aiosqlite.connect(
-                    path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None
-                )
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                db = await aiosqlite.connect(str(path), isolation_level=None)
+            db = LoopSqlite.connect(database, uri=uri, busy_timeout_ms=busy_timeout_ms)
         except sqlite3.OperationalError as exc:
             raise _unavailable(exc) from exc
-        store = cls(db, clock=clock, readonly=readonly)
+        checkpointer = None if readonly else Checkpointer(database, uri=uri)
+        store = cls(db, clock=clock, readonly=readonly, checkpointer=checkpointer)
         try:
-            await store._configure(busy_timeout_ms)
+            await store._configure()
         except BaseException:
             await db.close()
             raise
+        if checkpointer is not None:
+            checkpointer.start()
         return store
 
-    async def _configure(self, busy_timeout_ms: int) -> None:
-        db = self._conn()
-        try:
-            await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            await db.execute("PRAGMA foreign_keys = ON")
-            if not self._readonly:
-                await db.execute("PRAGMA journal_mode = WAL")
-                await db.execute("PRAGMA synchronous = NORMAL")
-        except sqlite3.OperationalError as exc:
-            raise _unavailable(exc) from exc
+    async def _configure(self) -> None:
+        readonly = self._readonly
+
+        def configure(conn: LoopConnection) -> None:
+            conn.execute("PRAGMA foreign_keys = ON")
+            if not readonly:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                # Checkpoints fsync: the Checkpointer runs them on a thread instead.
+                conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+        await self._read(configure)
         version = await self.schema_version()
         if version > SCHEMA_VERSION:
             raise StoreError(
@@ -452,27 +469,21 @@ class SessionStore:
                 f"sessions.db has schema version {version}, expected {SCHEMA_VERSION}; "
                 "open it read-write once to migrate it"
             )
-        async with self._transaction() as tx:
+
+        def migrate(conn: LoopConnection) -> None:
             # Re-read inside the write lock: another process may have migrated meanwhile.
-            current = await self._user_version(tx)
-            for statements in _MIGRATIONS[current:]:
+            for statements in _MIGRATIONS[_user_version(conn) :]:
                 for statement in statements:
-                    await tx.execute(statement)
-            await tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+        await self._write(migrate)
 
     async def close(self) -> None:
         """Wait for the operation in flight, then close. Safe to call twice."""
-        async with self._lock:
-            db, self._db = self._db, None
-            if db is None:
-                return
-            try:
-                if not self._readonly:
-                    await db.execute("PRAGMA optimize")
-            except sqlite3.Error:
-                pass
-            finally:
-                await db.close()
+        if self._checkpointer is not None:
+            await self._checkpointer.stop()
+        await self._db.close(None if self._readonly else _optimize)
 
     async def __aenter__(self) -> SessionStore:
         return self
@@ -490,61 +501,43 @@ class SessionStore:
         return self._clock
 
     async def schema_version(self) -> int:
-        async with self._reading() as db:
-            return await self._user_version(db)
+        return await self._read(_user_version)
 
     # ----------------------------------------------------------------- plumbing
 
-    def _conn(self) -> aiosqlite.Connection:
-        if self._db is None:
-            raise StorageUnavailable("storage is closed")
-        return self._db
+    async def _read(self, work: Callable[[LoopConnection], T]) -> T:
+        """``work`` on the connection (autocommit: each statement its own snapshot)."""
+        try:
+            return await self._db.run(work)
+        except (sqlite3.Error, ValueError) as exc:
+            if _is_storage_failure(exc):
+                raise _unavailable(exc) from exc
+            raise
 
-    @staticmethod
-    async def _user_version(db: aiosqlite.Connection) -> int:
-        rows = list(await db.execute_fetchall("PRAGMA user_version"))
-        return int(rows[0][0])
+    async def _write(self, work: Callable[[LoopConnection], T]) -> T:
+        """``work`` inside ``BEGIN IMMEDIATE`` ... ``COMMIT``; any exception rolls back.
 
-    @contextlib.asynccontextmanager
-    async def _reading(self) -> AsyncIterator[aiosqlite.Connection]:
-        """The connection, under the lock (so no other coroutine's transaction is open)."""
-        async with self._lock:
-            db = self._conn()
-            try:
-                yield db
-            except (sqlite3.OperationalError, ValueError) as exc:
-                if _is_storage_failure(exc):
-                    raise _unavailable(exc) from exc
-                raise
-
-    @contextlib.asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` under the lock; any exception rolls back.
-
-        Also on cancellation: the ``ROLLBACK`` is queued on the connection's thread
-        before the lock is released, so it runs before any later statement and nothing is
-        left half-written or open.
+        The whole transaction is one call: nothing else runs on the connection meanwhile,
+        and a cancelled caller never leaves it half done (it commits or never starts).
         """
-        async with self._lock:
-            db = self._conn()
-            try:
-                await db.execute("BEGIN IMMEDIATE")
-                yield db
-                await db.execute("COMMIT")
-            except BaseException as exc:
-                await self._rollback(db)
-                if _is_storage_failure(exc):
-                    raise _unavailable(exc) from exc
-                raise
 
-    @staticmethod
-    async def _rollback(db: aiosqlite.Connection) -> None:
-        # ``db.execute`` queues the statement synchronously, before its first await; a
-        # CancelledError arriving while it runs propagates, the ROLLBACK still happens.
-        # sqlite3.Error: no transaction active (sqlite already rolled back it); ValueError:
-        # the connection is closed.
-        with contextlib.suppress(sqlite3.Error, ValueError):
-            await db.execute("ROLLBACK")
+        def transaction(conn: LoopConnection) -> T:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    # sqlite3.Error: sqlite already rolled the transaction back.
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                raise
+            return result
+
+        result = await self._read(transaction)
+        if self._checkpointer is not None:
+            self._checkpointer.note_write()
+        return result
 
     @staticmethod
     async def _shielded(awaitable: Awaitable[T]) -> T:
@@ -553,48 +546,51 @@ class SessionStore:
         task.add_done_callback(_consume_exception)
         return await asyncio.shield(task)
 
-    async def _fetch_turn(self, db: aiosqlite.Connection, turn_id: str) -> TurnRecord | None:
-        rows = list(
-            await db.execute_fetchall(f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (turn_id,))
-        )
-        return _turn_from_row(rows[0]) if rows else None
-
     # ----------------------------------------------------------------- sessions
 
     async def create_session(self) -> SessionRecord:
         now = self._clock()
         context = empty_context()
         session_id = new_session_id()
-        async with self._transaction() as db:
-            await db.execute(
+        payload = _dumps(context)
+
+        def create(conn: LoopConnection) -> None:
+            conn.execute(
                 f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, 0, 0)",
-                (session_id, now, now, _dumps(context)),
+                (session_id, now, now, payload),
             )
+
+        await self._write(create)
         return SessionRecord(session_id, now, now, context, 0, 0)
 
     async def get_session(self, session_id: str) -> SessionRecord | None:
         if not is_valid_id(session_id):
             return None
-        async with self._reading() as db:
-            rows = list(
-                await db.execute_fetchall(
-                    f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
-                )
-            )
-        return _session_from_row(rows[0]) if rows else None
+
+        def get(conn: LoopConnection) -> SessionRecord | None:
+            row = conn.execute(
+                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            return _session_from_row(row) if row else None
+
+        return await self._read(get)
 
     async def save_context(self, session_id: str, context: Mapping[str, Any]) -> None:
         """Replace the session's context. Raises :class:`UnknownSession`."""
         if not is_valid_id(session_id):
             raise UnknownSession(session_id)
         payload = _dumps(dict(context))
-        async with self._transaction() as db:
-            cursor = await db.execute(
+        now = self._clock()
+
+        def save(conn: LoopConnection) -> None:
+            cursor = conn.execute(
                 "UPDATE sessions SET context = ?, updated_at = ? WHERE id = ?",
-                (payload, self._clock(), session_id),
+                (payload, now, session_id),
             )
             if cursor.rowcount == 0:
                 raise UnknownSession(session_id)
+
+        await self._write(save)
 
     # ----------------------------------------------------------------- turns
 
@@ -627,42 +623,36 @@ class SessionStore:
             raise ValueError(
                 f"client message id must be 1-{MAX_CLIENT_MESSAGE_ID_LENGTH} characters"
             )
-        async with self._transaction() as db:
-            rows = list(
-                await db.execute_fetchall(
-                    f"SELECT {_TURN_COLUMNS} FROM turns"
-                    " WHERE session_id = ? AND client_message_id = ?",
-                    (session_id, client_message_id),
-                )
-            )
-            if rows:
-                turn = _turn_from_row(rows[0])
-                found = list(
-                    await db.execute_fetchall(
-                        "SELECT id FROM messages WHERE turn_id = ? AND role = 'user'",
-                        (turn.id,),
-                    )
-                )
-                return BeginTurn(turn=turn, user_message_id=found[0][0], duplicate=True)
+        reserved = int(seq_reserved)
+
+        def begin(conn: LoopConnection) -> BeginTurn:
+            row = conn.execute(
+                f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? AND client_message_id = ?",
+                (session_id, client_message_id),
+            ).fetchone()
+            if row:
+                turn = _turn_from_row(row)
+                found = conn.execute(
+                    "SELECT id FROM messages WHERE turn_id = ? AND role = 'user'", (turn.id,)
+                ).fetchone()
+                return BeginTurn(turn=turn, user_message_id=found[0], duplicate=True)
 
             if owner is not None:
-                elsewhere = list(
-                    await db.execute_fetchall(
-                        f"SELECT {_TURN_COLUMNS} FROM turns"
-                        " WHERE session_id = ? AND status = 'running'"
-                        " AND owner IS NOT NULL AND owner != ?"
-                        " ORDER BY started_at DESC, rowid DESC LIMIT 1",
-                        (session_id, owner),
-                    )
-                )
+                elsewhere = conn.execute(
+                    f"SELECT {_TURN_COLUMNS} FROM turns"
+                    " WHERE session_id = ? AND status = 'running'"
+                    " AND owner IS NOT NULL AND owner != ?"
+                    " ORDER BY started_at DESC, rowid DESC LIMIT 1",
+                    (session_id, owner),
+                ).fetchone()
                 if elsewhere:
-                    raise TurnRunningElsewhere(_turn_from_row(elsewhere[0]))
+                    raise TurnRunningElsewhere(_turn_from_row(elsewhere))
 
             now = self._clock()
-            cursor = await db.execute(
+            cursor = conn.execute(
                 "UPDATE sessions SET seq_reserved = MAX(seq_reserved, ?), updated_at = ?"
                 " WHERE id = ?",
-                (int(seq_reserved), now, session_id),
+                (reserved, now, session_id),
             )
             if cursor.rowcount == 0:
                 raise UnknownSession(session_id)
@@ -677,17 +667,19 @@ class SessionStore:
                 timings=None,
                 owner=owner,
             )
-            await db.execute(
+            conn.execute(
                 "INSERT INTO turns (id, session_id, client_message_id, status, started_at, owner)"
                 " VALUES (?, ?, ?, 'running', ?, ?)",
                 (turn.id, session_id, client_message_id, now, owner),
             )
             message_id = new_message_id()
-            await db.execute(
+            conn.execute(
                 _INSERT_MESSAGE,
                 (message_id, session_id, turn.id, "user", text, "complete", None, now, session_id),
             )
-        return BeginTurn(turn=turn, user_message_id=message_id, duplicate=False)
+            return BeginTurn(turn=turn, user_message_id=message_id, duplicate=False)
+
+        return await self._write(begin)
 
     async def finish_turn(
         self,
@@ -718,47 +710,29 @@ class SessionStore:
             raise UnknownTurn(turn_id)
         # Serialise before the transaction: a bad payload must not leave one open.
         outputs = [dict(item) for item in tool_outputs]
-        payload = (
-            _dumps(outputs) if outputs else None,
-            _dumps(dict(context)),
-            _dumps(dict(timings)),
-        )
-        return await self._shielded(
-            self._finish_turn(turn_id, text, status, finish_reason, payload, int(last_seq))
-        )
+        tool_outputs_json = _dumps(outputs) if outputs else None
+        context_json = _dumps(dict(context))
+        timings_json = _dumps(dict(timings))
+        seq = int(last_seq)
 
-    async def _finish_turn(
-        self,
-        turn_id: str,
-        text: str,
-        status: str,
-        finish_reason: str,
-        payload: tuple[str | None, str, str],
-        last_seq: int,
-    ) -> str:
-        tool_outputs_json, context_json, timings_json = payload
-        async with self._transaction() as db:
-            rows = list(
-                await db.execute_fetchall(
-                    "SELECT session_id, status FROM turns WHERE id = ?", (turn_id,)
-                )
-            )
-            if not rows:
+        def finish(conn: LoopConnection) -> str:
+            row = conn.execute(
+                "SELECT session_id, status FROM turns WHERE id = ?", (turn_id,)
+            ).fetchone()
+            if not row:
                 raise UnknownTurn(turn_id)
-            session_id, turn_status = rows[0]
+            session_id, turn_status = row
             if turn_status != "running":
-                found = list(
-                    await db.execute_fetchall(
-                        "SELECT id FROM messages WHERE turn_id = ? AND role = 'assistant'",
-                        (turn_id,),
-                    )
-                )
+                found = conn.execute(
+                    "SELECT id FROM messages WHERE turn_id = ? AND role = 'assistant'",
+                    (turn_id,),
+                ).fetchone()
                 if found:
-                    return str(found[0][0])
+                    return str(found[0])
                 raise StoreError(f"turn {turn_id} is {turn_status} without an answer")
             now = self._clock()
             message_id = new_message_id()
-            await db.execute(
+            conn.execute(
                 _INSERT_MESSAGE,
                 (
                     message_id,
@@ -772,38 +746,47 @@ class SessionStore:
                     session_id,
                 ),
             )
-            await db.execute(
+            conn.execute(
                 "UPDATE turns SET status = ?, finish_reason = ?, ended_at = ?, timings = ?"
                 " WHERE id = ?",
                 (_TURN_STATUS_FOR_REASON[finish_reason], finish_reason, now, timings_json, turn_id),
             )
-            await db.execute(
+            conn.execute(
                 "UPDATE sessions SET context = ?, last_seq = MAX(last_seq, ?), updated_at = ?"
                 " WHERE id = ?",
-                (context_json, last_seq, now, session_id),
+                (context_json, seq, now, session_id),
             )
-        return message_id
+            return message_id
+
+        return await self._shielded(self._write(finish))
 
     async def get_turn(self, turn_id: str) -> TurnRecord | None:
         if not is_valid_id(turn_id):
             return None
-        async with self._reading() as db:
-            return await self._fetch_turn(db, turn_id)
+
+        def get(conn: LoopConnection) -> TurnRecord | None:
+            row = conn.execute(
+                f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (turn_id,)
+            ).fetchone()
+            return _turn_from_row(row) if row else None
+
+        return await self._read(get)
 
     async def running_turn(self, session_id: str) -> TurnRecord | None:
         """The session's turn still ``running`` (the latest, should there be several)."""
         if not is_valid_id(session_id):
             return None
-        async with self._reading() as db:
-            rows = list(
-                await db.execute_fetchall(
-                    f"SELECT {_TURN_COLUMNS} FROM turns"
-                    " WHERE session_id = ? AND status = 'running'"
-                    " ORDER BY started_at DESC, rowid DESC LIMIT 1",
-                    (session_id,),
-                )
-            )
-        return _turn_from_row(rows[0]) if rows else None
+
+        def get(conn: LoopConnection) -> TurnRecord | None:
+            row = conn.execute(
+                f"SELECT {_TURN_COLUMNS} FROM turns"
+                " WHERE session_id = ? AND status = 'running'"
+                " ORDER BY started_at DESC, rowid DESC LIMIT 1",
+                (session_id,),
+            ).fetchone()
+            return _turn_from_row(row) if row else None
+
+        return await self._read(get)
 
     async def mark_interrupted(
         self, owners: Iterable[str] | None = None, *, unowned: bool = False
@@ -827,102 +810,105 @@ class SessionStore:
                 return 0
             where += f" AND ({' OR '.join(chosen)})"
 
-        async def run() -> int:
-            async with self._transaction() as db:
-                rows = list(
-                    await db.execute_fetchall(
-                        f"SELECT id, session_id FROM turns WHERE {where}"
-                        " ORDER BY started_at, rowid",
-                        params,
-                    )
+        def interrupt(conn: LoopConnection) -> int:
+            rows = conn.execute(
+                f"SELECT id, session_id FROM turns WHERE {where} ORDER BY started_at, rowid",
+                params,
+            ).fetchall()
+            now = self._clock()
+            for turn_id, session_id in rows:
+                conn.execute(
+                    _INSERT_MESSAGE,
+                    (
+                        new_message_id(),
+                        session_id,
+                        turn_id,
+                        "assistant",
+                        "",
+                        "interrupted",
+                        None,
+                        now,
+                        session_id,
+                    ),
                 )
-                now = self._clock()
-                for turn_id, session_id in rows:
-                    await db.execute(
-                        _INSERT_MESSAGE,
-                        (
-                            new_message_id(),
-                            session_id,
-                            turn_id,
-                            "assistant",
-                            "",
-                            "interrupted",
-                            None,
-                            now,
-                            session_id,
-                        ),
-                    )
-                    await db.execute(
-                        "UPDATE turns SET status = 'interrupted', ended_at = ? WHERE id = ?",
-                        (now, turn_id),
-                    )
-                return len(rows)
+                conn.execute(
+                    "UPDATE turns SET status = 'interrupted', ended_at = ? WHERE id = ?",
+                    (now, turn_id),
+                )
+            return len(rows)
 
-        return await self._shielded(run())
+        return await self._shielded(self._write(interrupt))
 
     # ----------------------------------------------------------------- workers
 
     async def heartbeat(self, boot_id: str, *, pid: int, host: str) -> None:
         """Record that the process ``boot_id`` is alive now (inserting its row if missing)."""
         now = self._clock()
-        async with self._transaction() as db:
-            await db.execute(
+
+        def beat(conn: LoopConnection) -> None:
+            conn.execute(
                 f"INSERT INTO workers ({_WORKER_COLUMNS}) VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT (boot_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at,"
                 " pid = excluded.pid, host = excluded.host",
                 (boot_id, int(pid), host, now, now),
             )
 
+        await self._write(beat)
+
     async def get_worker(self, boot_id: str) -> WorkerRecord | None:
-        async with self._reading() as db:
-            rows = list(
-                await db.execute_fetchall(
-                    f"SELECT {_WORKER_COLUMNS} FROM workers WHERE boot_id = ?", (boot_id,)
-                )
-            )
-        return _worker_from_row(rows[0]) if rows else None
+        def get(conn: LoopConnection) -> WorkerRecord | None:
+            row = conn.execute(
+                f"SELECT {_WORKER_COLUMNS} FROM workers WHERE boot_id = ?", (boot_id,)
+            ).fetchone()
+            return _worker_from_row(row) if row else None
+
+        return await self._read(get)
 
     async def workers(self) -> list[WorkerRecord]:
-        async with self._reading() as db:
-            rows = list(
-                await db.execute_fetchall(
-                    f"SELECT {_WORKER_COLUMNS} FROM workers ORDER BY started_at, boot_id"
-                )
-            )
-        return [_worker_from_row(row) for row in rows]
+        def get(conn: LoopConnection) -> list[WorkerRecord]:
+            rows = conn.execute(
+                f"SELECT {_WORKER_COLUMNS} FROM workers ORDER BY started_at, boot_id"
+            ).fetchall()
+            return [_worker_from_row(row) for row in rows]
+
+        return await self._read(get)
 
     async def running_owners(self) -> dict[str, WorkerRecord | None]:
         """The owners of turns still ``running``, each with its ``workers`` row (None:
         it has none). One statement, so both come from the same snapshot."""
-        async with self._reading() as db:
-            rows = list(
-                await db.execute_fetchall(
-                    "SELECT o.owner, w.boot_id, w.pid, w.host, w.started_at, w.heartbeat_at"
-                    " FROM (SELECT DISTINCT owner FROM turns"
-                    "       WHERE status = 'running' AND owner IS NOT NULL) AS o"
-                    " LEFT JOIN workers AS w ON w.boot_id = o.owner"
-                )
-            )
-        return {row[0]: _worker_from_row(row[1:]) if row[1] is not None else None for row in rows}
+
+        def get(conn: LoopConnection) -> dict[str, WorkerRecord | None]:
+            rows = conn.execute(
+                "SELECT o.owner, w.boot_id, w.pid, w.host, w.started_at, w.heartbeat_at"
+                " FROM (SELECT DISTINCT owner FROM turns"
+                "       WHERE status = 'running' AND owner IS NOT NULL) AS o"
+                " LEFT JOIN workers AS w ON w.boot_id = o.owner"
+            ).fetchall()
+            return {
+                row[0]: _worker_from_row(row[1:]) if row[1] is not None else None for row in rows
+            }
+
+        return await self._read(get)
 
     async def forget_workers(self, boot_ids: Iterable[str]) -> int:
         """Delete these processes' rows (a clean shutdown, or processes found dead)."""
         ids = tuple(sorted(set(boot_ids)))
         if not ids:
             return 0
-        async with self._transaction() as db:
-            cursor = await db.execute(
+
+        def forget(conn: LoopConnection) -> int:
+            cursor = conn.execute(
                 f"DELETE FROM workers WHERE boot_id IN ({', '.join('?' * len(ids))})", ids
             )
             return int(cursor.rowcount)
+
+        return await self._write(forget)
 
     async def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version`` on this store's connection: it changes when
         *another* connection (another process) has committed since the last look, and
         never for this store's own writes."""
-        async with self._reading() as db:
-            rows = list(await db.execute_fetchall("PRAGMA data_version"))
-        return int(rows[0][0])
+        return await self._read(_data_version)
 
     # ----------------------------------------------------------------- reads
 
@@ -930,14 +916,15 @@ class SessionStore:
         """The session's most recent ``limit`` messages, oldest first."""
         if not is_valid_id(session_id) or limit <= 0:
             return []
-        async with self._reading() as db:
-            rows = list(
-                await db.execute_fetchall(
-                    "SELECT id, role, text, turn_id, status, tool_outputs FROM messages"
-                    " WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
-                    (session_id, int(limit)),
-                )
-            )
+
+        def get(conn: LoopConnection) -> list[Any]:
+            return conn.execute(
+                "SELECT id, role, text, turn_id, status, tool_outputs FROM messages"
+                " WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
+                (session_id, int(limit)),
+            ).fetchall()
+
+        rows = await self._read(get)
         rows.reverse()
         return [
             {
@@ -952,11 +939,12 @@ class SessionStore:
         ]
 
     async def count_user_messages(self) -> int:
-        async with self._reading() as db:
-            rows = list(
-                await db.execute_fetchall("SELECT COUNT(*) FROM messages WHERE role = 'user'")
+        def count(conn: LoopConnection) -> int:
+            return int(
+                conn.execute("SELECT COUNT(*) FROM messages WHERE role = 'user'").fetchone()[0]
             )
-        return int(rows[0][0])
+
+        return await self._read(count)
 
     # ----------------------------------------------------------------- retention
 
@@ -966,9 +954,24 @@ class SessionStore:
         if not math.isfinite(seconds) or seconds < 0:
             raise ValueError("seconds must be a finite number >= 0")
         cutoff = self._clock() - seconds
-        async with self._transaction() as db:
-            cursor = await db.execute("DELETE FROM sessions WHERE updated_at < ?", (cutoff,))
+
+        def purge(conn: LoopConnection) -> int:
+            cursor = conn.execute("DELETE FROM sessions WHERE updated_at < ?", (cutoff,))
             return int(cursor.rowcount)
+
+        return await self._write(purge)
+
+
+def _user_version(conn: LoopConnection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _data_version(conn: LoopConnection) -> int:
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _optimize(conn: LoopConnection) -> None:
+    conn.execute("PRAGMA optimize")
 
 
 def _consume_exception(task: asyncio.Future[Any]) -> None:

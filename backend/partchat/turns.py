@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol, cast
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
 
+from partchat.admission import TurnGate
 from partchat.agent.llm import classify_llm_error
 from partchat.agent.state import Context, turn_input
 from partchat.agent.streaming import with_text_sink
@@ -158,8 +159,10 @@ class TurnEngine:
         clock: Callable[[], float] = time.monotonic,
         workers: WorkerRegistry | None = None,
         hub_ttl_s: float = REPLAY_TTL_S,
+        gate: TurnGate | None = None,
     ) -> None:
         self.store = store
+        self.gate = gate or TurnGate(0)
         self.hub_ttl_s = hub_ttl_s
         self.graph = graph
         self.metrics = metrics
@@ -353,6 +356,7 @@ class TurnEngine:
         try:
             if run.stop_requested:
                 raise asyncio.CancelledError
+            await self.gate.admit()
             # Ids set here, unique within the turn: LangGraph's add_messages would give
             # each one a uuid4 (os.urandom) on every turn.
             messages: list[BaseMessage] = [

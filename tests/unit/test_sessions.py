@@ -62,9 +62,9 @@ def rows(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, 
         return list(conn.execute(sql, params))
 
 
-async def pragma(db: Any, name: str) -> Any:
-    (row,) = await db.execute_fetchall(f"PRAGMA {name}")
-    return row[0]
+def pragma(store: SessionStore, name: str) -> Any:
+    """A pragma's value on the store's own connection."""
+    return store._db.conn.execute(f"PRAGMA {name}").fetchone()[0]
 
 
 def count(path: Path, table: str) -> int:
@@ -101,11 +101,13 @@ async def test_open_configures_the_database(store: SessionStore, db_path: Path) 
     assert await store.schema_version() == SCHEMA_VERSION
     assert rows(db_path, "PRAGMA user_version")[0][0] == SCHEMA_VERSION
     assert rows(db_path, "PRAGMA journal_mode")[0][0] == "wal"
-    db = store._db
-    assert db is not None
-    assert await pragma(db, "foreign_keys") == 1
-    assert await pragma(db, "busy_timeout") == 5000
-    assert await pragma(db, "synchronous") == 1  # NORMAL
+    assert pragma(store, "foreign_keys") == 1
+    assert pragma(store, "synchronous") == 1  # NORMAL
+    # On the event loop it never waits for a lock; on the thread it waits 5 s.
+    assert pragma(store, "busy_timeout") == 0
+    assert store._db.busy_timeout_ms == 5000
+    # Checkpoints (fsync) run on the checkpointer's thread, never on a commit.
+    assert pragma(store, "wal_autocheckpoint") == 0
 
 
 async def test_open_refuses_a_newer_schema(db_path: Path) -> None:
@@ -158,12 +160,10 @@ async def test_empty_context_is_fresh_each_time() -> None:
 async def test_malformed_session_ids_are_none_without_a_query(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch, bad_id: str
 ) -> None:
-    async def boom(*args: object, **kwargs: object) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("queried the database for a malformed id")
 
-    assert store._db is not None
-    monkeypatch.setattr(store._db, "execute_fetchall", boom)
-    monkeypatch.setattr(store._db, "execute", boom)
+    monkeypatch.setattr(store._db.conn, "execute", boom)
     assert await store.get_session(bad_id) is None
     assert await store.running_turn(bad_id) is None
     assert await store.history(bad_id) == []
@@ -520,8 +520,7 @@ async def test_begin_turn_disk_full_leaves_nothing(
     store: SessionStore, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session = await store.create_session()
-    db = store._db
-    assert db is not None
+    db = store._db.conn
     real_execute = db.execute
 
     def failing_execute(sql: str, *args: Any, **kwargs: Any) -> Any:
@@ -550,8 +549,7 @@ async def test_finish_turn_failure_rolls_back(
 ) -> None:
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
-    db = store._db
-    assert db is not None
+    db = store._db.conn
     real_execute = db.execute
 
     def failing_execute(sql: str, *args: Any, **kwargs: Any) -> Any:
@@ -574,8 +572,7 @@ async def test_finish_turn_failure_rolls_back(
 async def test_query_only_connection_refuses_writes(store: SessionStore, db_path: Path) -> None:
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=1)
-    assert store._db is not None
-    await store._db.execute("PRAGMA query_only = ON")
+    store._db.conn.execute("PRAGMA query_only = ON")
     with pytest.raises(StorageUnavailable, match="read-only"):
         await store.begin_turn(session.id, "c2", "again", seq_reserved=2)
     with pytest.raises(StorageUnavailable):

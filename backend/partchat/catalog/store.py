@@ -1,18 +1,23 @@
-"""The async query layer over catalog.db (read-only, aiosqlite).
+"""The async query layer over catalog.db (read-only).
 
 Small things (symptom vocabulary, model index, install guides) are loaded into memory at
-``open``; parts and compatibility stay in SQLite behind indexed lookups.
+``open``; parts and compatibility stay in SQLite behind indexed lookups. Queries run on
+the event loop (they take microseconds; a thread hop per query cost more than the query,
+see ``partchat.loop_sqlite``); one that runs past its budget is re-run on a thread.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections import OrderedDict
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
-import aiosqlite
 import orjson
+
+from partchat.loop_sqlite import LoopConnection, LoopSqlite
 
 from .build import ro_uri
 from .models_index import ModelIndex
@@ -94,6 +99,7 @@ _ORDINALS = ("most common", "2nd most common", "3rd most common")
 _APP_PLURAL = {"dishwasher": "dishwashers", "refrigerator": "refrigerators"}
 _BM25 = ", ".join(str(w) for w in BM25_WEIGHTS)
 _FTS_WINDOW = 200
+CACHE_ENTRIES = 2048  # query results kept (a few MB at most)
 
 
 def _part(row: Any) -> Part:
@@ -144,7 +150,7 @@ class Catalog:
 
     def __init__(
         self,
-        conn: aiosqlite.Connection,
+        db: LoopSqlite,
         models: ModelIndex,
         symptoms: SymptomIndex,
         guides: dict[str, RepairGuide],
@@ -152,7 +158,7 @@ class Catalog:
         install: dict[str, InstallGuide],
         part_types: dict[str, str],
     ) -> None:
-        self._conn = conn
+        self._db = db
         self._models = models
         self._symptoms = symptoms
         self._guides = guides
@@ -160,6 +166,8 @@ class Catalog:
         self._install = install
         self._part_types = part_types
         self._stats: CatalogStats | None = None
+        self._cache: OrderedDict[tuple[str, tuple[Any, ...]], tuple[Any, ...]] = OrderedDict()
+        self.cache_hits = 0
 
     @classmethod
     async def open(cls, db_path: Path) -> Catalog:
@@ -167,57 +175,16 @@ class Catalog:
         db_path = Path(db_path)
         if not db_path.is_file():
             raise FileNotFoundError(f"catalog database not found: {db_path}")
-        conn = await aiosqlite.connect(ro_uri(db_path), uri=True)
+        db = LoopSqlite.connect(ro_uri(db_path), uri=True, busy_timeout_ms=5000)
         try:
-            await conn.execute("PRAGMA query_only = 1")
-            await conn.execute("PRAGMA cache_size = -65536")
-            await conn.execute("PRAGMA mmap_size = 268435456")
-            rows = await conn.execute_fetchall(
-                "SELECT model_number, id, brand, appliance, part_count, has_model_page FROM models"
-            )
-            models = ModelIndex(rows)
-            sym_rows = await conn.execute_fetchall(
-                "SELECT id, appliance, label, synonyms FROM symptoms ORDER BY id"
-            )
-            symptoms = SymptomIndex(
-                [
-                    Symptom(id=r[0], appliance=r[1], label=r[2], synonyms=orjson.loads(r[3]))
-                    for r in sym_rows
-                ]
-            )
-            guides: dict[str, RepairGuide] = {}
-            guide_types: dict[str, list[str]] = {}
-            for (data,) in await conn.execute_fetchall(
-                "SELECT data FROM repair_guides ORDER BY rank"
-            ):
-                g = orjson.loads(data)
-                guides[g["symptom_id"]] = RepairGuide(
-                    appliance=g["appliance"],
-                    symptom=g["symptom"],
-                    part_types=g["part_types"],
-                    reported_pct=g.get("reported_pct"),
-                    difficulty=g.get("difficulty"),
-                    video_url=g.get("video_url"),
-                )
-                guide_types[g["symptom_id"]] = list(g.get("catalog_part_types") or [])
-            install: dict[str, InstallGuide] = {}
-            for key, data in await conn.execute_fetchall(
-                "SELECT part_type_key, data FROM install_guides"
-            ):
-                install[key] = orjson.loads(data)
-            part_types = {
-                phrase_key(t): t
-                for (t,) in await conn.execute_fetchall(
-                    "SELECT DISTINCT part_type FROM parts WHERE part_type IS NOT NULL"
-                )
-            }
+            loaded = await db.run(_load_indexes)
         except BaseException:
-            await conn.close()
+            await db.close()
             raise
-        return cls(conn, models, symptoms, guides, guide_types, install, part_types)
+        return cls(db, *loaded)
 
     async def close(self) -> None:
-        await self._conn.close()
+        await self._db.close()
 
     async def __aenter__(self) -> Catalog:
         return self
@@ -226,11 +193,30 @@ class Catalog:
         await self.close()
 
     # ------------------------------------------------------------------ helpers
-    async def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+    async def _rows(
+        self, sql: str, params: tuple[Any, ...] = (), *, heavy: bool = False
+    ) -> list[Any]:
+        """The query's rows ([] if sqlite fails). ``heavy``: a scan (full-text search, a
+        model's parts) that can take milliseconds, run on a thread so it never stalls the
+        answers streaming meanwhile; lookups by key run on the loop.
+
+        The catalog does not change while it is open, so results are kept (LRU): shoppers
+        ask about the same popular parts and symptoms again and again.
+        """
+        key = (sql, params)
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            self.cache_hits += 1
+            return list(cached)
         try:
-            return list(await self._conn.execute_fetchall(sql, params))
+            rows = await self._db.run(partial(_fetch_all, sql, params), inline=not heavy)
         except sqlite3.OperationalError:
             return []
+        self._cache[key] = tuple(rows)
+        if len(self._cache) > CACHE_ENTRIES:
+            self._cache.popitem(last=False)
+        return rows
 
     async def _part_row(self, number: str, model_id: int | None = None) -> Any | None:
         key = number_key(number)
@@ -329,7 +315,7 @@ class Catalog:
             f"SELECT {PART_COLS}, bm25(parts_fts, {_BM25}) AS s FROM parts_fts "
             f"JOIN parts p ON p.id = parts_fts.rowid WHERE {where} LIMIT ?"
         )
-        rows = await self._rows(sql, params)
+        rows = await self._rows(sql, params, heavy=True)
         rows.sort(key=lambda r: (r[_NCOLS] + (1 - r[16]) * 5.0, r[17]))
         return rows[:limit]
 
@@ -400,7 +386,7 @@ class Catalog:
                 params.append("%" + esc.replace("%", "\\%").replace("_", "\\_") + "%")
         sql += " ORDER BY p.details DESC, p.pop_rank LIMIT ?"
         params.append(limit)
-        return [_part(r) for r in await self._rows(sql, tuple(params))]
+        return [_part(r) for r in await self._rows(sql, tuple(params), heavy=True)]
 
     # ------------------------------------------------------------------ symptoms
     async def symptoms(self, appliance: Appliance | None = None) -> list[Symptom]:
@@ -538,7 +524,7 @@ class Catalog:
             "ORDER BY s.pos, s.pop_rank LIMIT ?)"
         )
         params += [sym["id"], limit * 2]
-        rows = await self._rows(" UNION ALL ".join(parts), tuple(params))
+        rows = await self._rows(" UNION ALL ".join(parts), tuple(params), heavy=True)
         listed: list[Any] = []
         for r in rows:  # rows arrive in subquery order: listing parts before popular ones
             tag = r[_NCOLS]
@@ -591,7 +577,7 @@ class Catalog:
 
     async def _stats_via_queries(self) -> CatalogStats:
         async def one(sql: str) -> int:
-            rows = await self._rows(sql)
+            rows = await self._rows(sql, heavy=True)
             return int(rows[0][0]) if rows else 0
 
         by_app: dict[str, dict[str, int]] = {}
@@ -618,6 +604,62 @@ class Catalog:
             brands=await one("SELECT count(DISTINCT brand) FROM parts WHERE brand IS NOT NULL"),
             by_appliance=by_app,
         )
+
+
+def _fetch_all(sql: str, params: tuple[Any, ...], conn: LoopConnection) -> list[Any]:
+    return conn.execute(sql, params).fetchall()
+
+
+_Indexes = tuple[
+    ModelIndex,
+    SymptomIndex,
+    dict[str, RepairGuide],
+    dict[str, list[str]],
+    dict[str, InstallGuide],
+    dict[str, str],
+]
+
+
+def _load_indexes(conn: LoopConnection) -> _Indexes:
+    """Configure the connection and read the small tables kept in memory."""
+    conn.execute("PRAGMA query_only = 1")
+    conn.execute("PRAGMA cache_size = -65536")
+    conn.execute("PRAGMA mmap_size = 268435456")
+    models = ModelIndex(
+        conn.execute(
+            "SELECT model_number, id, brand, appliance, part_count, has_model_page FROM models"
+        ).fetchall()
+    )
+    symptoms = SymptomIndex(
+        [
+            Symptom(id=r[0], appliance=r[1], label=r[2], synonyms=orjson.loads(r[3]))
+            for r in conn.execute("SELECT id, appliance, label, synonyms FROM symptoms ORDER BY id")
+        ]
+    )
+    guides: dict[str, RepairGuide] = {}
+    guide_types: dict[str, list[str]] = {}
+    for (data,) in conn.execute("SELECT data FROM repair_guides ORDER BY rank").fetchall():
+        g = orjson.loads(data)
+        guides[g["symptom_id"]] = RepairGuide(
+            appliance=g["appliance"],
+            symptom=g["symptom"],
+            part_types=g["part_types"],
+            reported_pct=g.get("reported_pct"),
+            difficulty=g.get("difficulty"),
+            video_url=g.get("video_url"),
+        )
+        guide_types[g["symptom_id"]] = list(g.get("catalog_part_types") or [])
+    install: dict[str, InstallGuide] = {
+        key: orjson.loads(data)
+        for key, data in conn.execute("SELECT part_type_key, data FROM install_guides").fetchall()
+    }
+    part_types = {
+        phrase_key(t): t
+        for (t,) in conn.execute(
+            "SELECT DISTINCT part_type FROM parts WHERE part_type IS NOT NULL"
+        ).fetchall()
+    }
+    return models, symptoms, guides, guide_types, install, part_types
 
 
 async def catalog_stats(db_path: Path) -> CatalogStats:

@@ -1,0 +1,232 @@
+"""SQLite on the event loop, with a thread for what would block it.
+
+Why not a thread hop per statement (aiosqlite): every hop hands the GIL between the
+event loop and the database thread, and the sqlite3 module releases and re-takes the GIL
+around every statement it steps. With the loop busy, each hand-over is several ``futex``
+calls, context switches and up to a switch interval (5 ms) of waiting: ``strace -c -f``
+of a server under load counted ~200 ``futex`` calls per chat turn, and the threads cost
+more CPU than the statements (see ``docs/performance.md``). Run on the loop thread, with
+no other thread wanting the GIL, the same statements take microseconds.
+
+So :meth:`LoopSqlite.run` calls a whole unit of work (a transaction, a lookup) inline,
+under an :class:`asyncio.Lock`, with ``busy_timeout = 0`` and a time budget. Only when it
+cannot finish at once does it go to a worker thread, where waiting does not stall the
+loop:
+
+* ``SQLITE_BUSY`` / ``SQLITE_LOCKED`` — another process holds the write lock (several
+  server workers share ``sessions.db``): re-run on a thread with the real busy timeout;
+* ``SQLITE_INTERRUPT`` — the unit ran past its budget (a slow query; a progress handler
+  interrupts it): re-run on a thread without the budget.
+
+A caller that knows a unit is slow (a full-text search) sends it to the thread at once.
+
+A unit must therefore be re-runnable: it starts its own transaction and rolls it back on
+any exception, so an interrupted first attempt leaves nothing behind. The lock keeps the
+connection to one user at a time, also while a unit runs on the thread (a cancelled
+caller waits for it before the lock is released).
+
+Checkpoints fsync the database file, so they never run on the loop: a read-write
+connection has ``wal_autocheckpoint = 0`` and :class:`Checkpointer` runs passive
+checkpoints from a second connection on a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["Checkpointer", "LoopConnection", "LoopSqlite"]
+
+T = TypeVar("T")
+
+PROGRESS_EVERY = 1000  # sqlite VM steps between two looks at the clock
+_RETRY_ON_THREAD = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_INTERRUPT})
+
+
+class LoopConnection(sqlite3.Connection):
+    """A plain ``sqlite3.Connection``; a subclass so one instance's methods can be
+    replaced (fault injection in tests)."""
+
+
+class ClosedError(sqlite3.OperationalError):
+    """The :class:`LoopSqlite` is closed."""
+
+
+def _retry_on_thread(exc: sqlite3.Error) -> bool:
+    return getattr(exc, "sqlite_errorcode", None) in _RETRY_ON_THREAD
+
+
+class LoopSqlite:
+    """One sqlite3 connection, used on the event loop while that is quick.
+
+    ``busy_timeout_ms`` is the wait for another process's write lock (on a thread);
+    ``inline_budget_ms`` is how long a unit may hold the loop before it is interrupted and
+    re-run on a thread.
+    """
+
+    def __init__(
+        self, conn: LoopConnection, *, busy_timeout_ms: int, inline_budget_ms: float
+    ) -> None:
+        self._conn: LoopConnection | None = conn
+        self._busy_timeout_ms = int(busy_timeout_ms)
+        self._budget_s = inline_budget_ms / 1000
+        self._deadline = math.inf
+        self._lock = asyncio.Lock()
+        self.inline_runs = 0
+        self.thread_runs = 0
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.set_progress_handler(self._progress, PROGRESS_EVERY)
+
+    @classmethod
+    def connect(
+        cls,
+        database: str,
+        *,
+        uri: bool = False,
+        busy_timeout_ms: int,
+        inline_budget_ms: float = 20.0,
+    ) -> LoopSqlite:
+        """Open ``database`` in autocommit mode (units issue their own ``BEGIN``)."""
+        conn = sqlite3.connect(
+            database,
+            uri=uri,
+            isolation_level=None,
+            check_same_thread=False,  # a unit may run on a worker thread (under the lock)
+            factory=LoopConnection,
+            cached_statements=256,
+        )
+        try:
+            return cls(conn, busy_timeout_ms=busy_timeout_ms, inline_budget_ms=inline_budget_ms)
+        except BaseException:
+            conn.close()
+            raise
+
+    @property
+    def conn(self) -> LoopConnection:
+        """The connection (raises :class:`ClosedError` once closed)."""
+        if self._conn is None:
+            raise ClosedError("Connection closed")
+        return self._conn
+
+    @property
+    def busy_timeout_ms(self) -> int:
+        return self._busy_timeout_ms
+
+    def _progress(self) -> int:
+        if time.perf_counter() > self._deadline:
+            self._deadline = math.inf  # interrupt once: the unit's ROLLBACK must run
+            return 1
+        return 0
+
+    async def run(self, unit: Callable[[LoopConnection], T], *, inline: bool = True) -> T:
+        """``unit(conn)`` inline if it finishes at once, else on a worker thread.
+
+        ``inline=False``: straight to the thread (a unit known to take milliseconds).
+        """
+        async with self._lock:
+            conn = self.conn
+            if inline:
+                self._deadline = time.perf_counter() + self._budget_s
+                try:
+                    self.inline_runs += 1
+                    return unit(conn)
+                except sqlite3.OperationalError as exc:
+                    if not _retry_on_thread(exc) or self._conn is None:
+                        raise
+                finally:
+                    self._deadline = math.inf
+            self.thread_runs += 1
+            loop = asyncio.get_running_loop()
+            return await _uncancellable(loop.run_in_executor(None, self._on_thread, conn, unit))
+
+    def _on_thread(self, conn: LoopConnection, unit: Callable[[LoopConnection], T]) -> T:
+        conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
+        try:
+            return unit(conn)
+        finally:
+            conn.execute("PRAGMA busy_timeout = 0")
+
+    async def close(self, last: Callable[[LoopConnection], Any] | None = None) -> None:
+        """Wait for the unit in flight, run ``last`` (errors ignored), close. Idempotent."""
+        async with self._lock:
+            conn, self._conn = self._conn, None
+            if conn is None:
+                return
+            try:
+                if last is not None:
+                    with contextlib.suppress(sqlite3.Error):
+                        last(conn)
+            finally:
+                conn.close()
+
+
+async def _uncancellable(fut: asyncio.Future[T]) -> T:
+    """Wait for ``fut`` even if cancelled meanwhile (then re-raise the cancellation):
+    the caller's lock must not be released while a thread still uses the connection."""
+    cancelled = False
+    while not fut.done():
+        try:
+            await asyncio.wait({fut})
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        fut.exception()  # retrieved: the caller is gone
+        raise asyncio.CancelledError
+    return fut.result()
+
+
+class Checkpointer:
+    """Passive WAL checkpoints from a second connection, on a worker thread.
+
+    ``note_write()`` after each commit; every ``interval_s`` the checkpointer copies the
+    WAL into the database file if anything was written since. Passive checkpoints never
+    wait for, nor block, readers and writers.
+    """
+
+    def __init__(self, database: str, *, uri: bool = False, interval_s: float = 1.0) -> None:
+        self._database = database
+        self._uri = uri
+        self._interval_s = interval_s
+        self._writes = 0
+        self._conn: sqlite3.Connection | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.checkpoints = 0
+
+    def note_write(self) -> None:
+        self._writes += 1
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._loop(), name="sqlite-checkpointer")
+
+    async def _loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self._interval_s)
+            if self._writes:
+                self._writes = 0
+                # stop() must not close the connection under the thread
+                await _uncancellable(loop.run_in_executor(None, self._checkpoint))
+
+    def _checkpoint(self) -> None:
+        if self._conn is None:
+            self._conn = sqlite3.connect(
+                self._database, uri=self._uri, isolation_level=None, check_same_thread=False
+            )
+        with contextlib.suppress(sqlite3.Error):  # the next round tries again
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            self.checkpoints += 1
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
