@@ -575,6 +575,11 @@ _IDLE_LEAVES = (
 _CATEGORIES: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("SQLite statements (aiosqlite worker threads)", lambda s: "_connection_worker_thread" in s),
     (
+        "SQLite on a thread (LoopSqlite fallback, heavy catalog queries, checkpoints)",
+        lambda s: "_on_thread" in s or "Checkpointer._checkpoint" in s,
+    ),
+    ("SQLite units on the event loop (LoopSqlite.run)", lambda s: "LoopSqlite.run" in s),
+    (
         "sync conditional edge run in the thread pool (LangGraph run_in_executor)",
         lambda s: "concurrent/futures/thread.py" in s or "run_in_executor" in s,
     ),

@@ -1,15 +1,17 @@
-"""Start turns while the event loop keeps up.
+"""Start turns, and their CPU-heavy steps, while the event loop keeps up.
 
-Every turn in progress puts work on the one event loop. When more turns are ready to run
-than the CPU can serve, each pass of the loop gets longer and *every* answer that is
-streaming stutters: a token waits for the work of all the others. :class:`TurnGate`
-admits a new turn only while the loop's lag — how long a callback waits to run — is
-under a target, so the answers already streaming stay smooth and new turns wait their
-turn, first come first served, instead of all slowing down together.
+Every turn in progress puts work on the one event loop. When more work is ready than the
+CPU can serve, each pass of the loop gets longer and *every* answer that is streaming
+stutters: a token waits for the work of all the others. :class:`TurnGate` lets a turn
+start, and let it take its next step (the graph's next node: extraction, a model call,
+a tool), only while the loop's lag — how long a callback waits to run — is under a
+target. Tokens of answers already streaming are never held; steps of turns in progress go
+before new turns (finishing work beats starting it); within each, first come first
+served.
 
 Without CPU saturation (an LLM that takes hundreds of milliseconds per answer) the lag
-stays far under the target and every turn starts at once. The lag is sampled with one
-``call_soon`` per admission: no timer runs while the server is idle.
+stays far under the target and nothing waits. The lag is sampled with one ``call_soon``
+per admission: nothing runs while the server is idle.
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ SMOOTHING = 0.1  # weight of the newest lag sample
 
 
 class TurnGate:
-    """FIFO admission of turns by event-loop lag (``target_ms`` 0: admit all at once)."""
+    """Admission by event-loop lag (``target_ms`` 0: never wait)."""
 
     def __init__(self, target_ms: float) -> None:
         self._target_s = target_ms / 1000
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._steps: deque[asyncio.Future[None]] = deque()  # turns in progress
+        self._starts: deque[asyncio.Future[None]] = deque()  # new turns
         self._pump: asyncio.Task[None] | None = None
         self._lag_s = 0.0  # smoothed: one short pass between long ones is not room
         self.admitted = 0
@@ -36,18 +39,22 @@ class TurnGate:
 
     @property
     def waiting(self) -> int:
-        return len(self._waiters)
+        return len(self._steps) + len(self._starts)
 
-    async def admit(self) -> None:
-        """Return when the turn may start (raises ``CancelledError`` if cancelled)."""
+    async def admit(self, *, started: bool = False) -> None:
+        """Return when the turn may start (``started``: take its next step).
+
+        Raises ``CancelledError`` if cancelled while waiting.
+        """
         if self._target_s <= 0:
             self.admitted += 1
             return
-        if not self._waiters and await self._room():
+        queue = self._steps if started else self._starts
+        if not self._steps and (started or not self._starts) and await self._room():
             self.admitted += 1
             return
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(fut)
+        queue.append(fut)
         self.waited += 1
         if self._pump is None or self._pump.done():
             self._pump = asyncio.create_task(self._admit_waiters(), name="turn-gate")
@@ -63,21 +70,23 @@ class TurnGate:
         self.admitted += 1
 
     async def _admit_waiters(self) -> None:
-        while self._waiters:
+        while self._steps or self._starts:
             if await self._room():
                 self._pass_on()
 
     async def _room(self) -> bool:
+        """Both this pass and the recent ones kept under the target."""
         lag = await _lag()
         self._lag_s += (lag - self._lag_s) * SMOOTHING
-        return self._lag_s <= self._target_s
+        return lag <= self._target_s and self._lag_s <= self._target_s
 
     def _pass_on(self) -> None:
-        while self._waiters:
-            fut = self._waiters.popleft()
-            if not fut.done():
-                fut.set_result(None)
-                return
+        for queue in (self._steps, self._starts):
+            while queue:
+                fut = queue.popleft()
+                if not fut.done():
+                    fut.set_result(None)
+                    return
 
 
 async def _lag() -> float:

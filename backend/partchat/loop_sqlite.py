@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["Checkpointer", "LoopConnection", "LoopSqlite"]
+__all__ = ["Checkpointer", "LoopConnection", "LoopSqlite", "in_transaction"]
 
 T = TypeVar("T")
 
@@ -58,7 +58,30 @@ class ClosedError(sqlite3.OperationalError):
 
 
 def _retry_on_thread(exc: sqlite3.Error) -> bool:
-    return getattr(exc, "sqlite_errorcode", None) in _RETRY_ON_THREAD
+    # sqlite_errorcode is the extended code (SQLITE_BUSY_SNAPSHOT = 517, ...): its low byte
+    # is the primary code
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and (code & 0xFF) in _RETRY_ON_THREAD
+
+
+def in_transaction(work: Callable[[LoopConnection], T]) -> Callable[[LoopConnection], T]:
+    """``work`` as a re-runnable write unit: ``BEGIN IMMEDIATE`` ... ``COMMIT``, and any
+    exception (an interrupt, a busy lock) rolls back first, so a re-run starts clean."""
+
+    def unit(conn: LoopConnection) -> T:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                # sqlite3.Error: sqlite already rolled the transaction back.
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise
+        return result
+
+    return unit
 
 
 class LoopSqlite:
@@ -185,7 +208,9 @@ class Checkpointer:
 
     ``note_write()`` after each commit; every ``interval_s`` the checkpointer copies the
     WAL into the database file if anything was written since. Passive checkpoints never
-    wait for, nor block, readers and writers.
+    wait for, nor block, readers and writers at the SQLite level, but their ``fsync`` can
+    hold up a commit's writes in the file system for milliseconds: while ``running``,
+    callers send their writes to a thread.
     """
 
     def __init__(self, database: str, *, uri: bool = False, interval_s: float = 1.0) -> None:
@@ -196,6 +221,7 @@ class Checkpointer:
         self._conn: sqlite3.Connection | None = None
         self._task: asyncio.Task[None] | None = None
         self.checkpoints = 0
+        self.running = False  # a checkpoint is copying and syncing pages right now
 
     def note_write(self) -> None:
         self._writes += 1
@@ -209,15 +235,19 @@ class Checkpointer:
             await asyncio.sleep(self._interval_s)
             if self._writes:
                 self._writes = 0
-                # stop() must not close the connection under the thread
-                await _uncancellable(loop.run_in_executor(None, self._checkpoint))
+                self.running = True
+                try:
+                    # stop() must not close the connection under the thread
+                    await _uncancellable(loop.run_in_executor(None, self._checkpoint))
+                finally:
+                    self.running = False
 
     def _checkpoint(self) -> None:
-        if self._conn is None:
-            self._conn = sqlite3.connect(
-                self._database, uri=self._uri, isolation_level=None, check_same_thread=False
-            )
         with contextlib.suppress(sqlite3.Error):  # the next round tries again
+            if self._conn is None:
+                self._conn = sqlite3.connect(
+                    self._database, uri=self._uri, isolation_level=None, check_same_thread=False
+                )
             self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
             self.checkpoints += 1
 

@@ -40,4 +40,4 @@ def serve(settings: Settings) -> None:
     else:
         from partchat.app import create_app
 
-        uvicorn.run(create_app(settings), **common)
+        uvicorn.run(create_app(settings, freeze_heap=True), **common)

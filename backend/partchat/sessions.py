@@ -54,7 +54,6 @@ Nothing happens at import time.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 import re
 import secrets
@@ -68,7 +67,7 @@ from typing import Any, Literal, TypedDict, TypeVar, cast
 
 import orjson
 
-from partchat.loop_sqlite import Checkpointer, LoopConnection, LoopSqlite
+from partchat.loop_sqlite import Checkpointer, LoopConnection, LoopSqlite, in_transaction
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -505,10 +504,10 @@ class SessionStore:
 
     # ----------------------------------------------------------------- plumbing
 
-    async def _read(self, work: Callable[[LoopConnection], T]) -> T:
+    async def _read(self, work: Callable[[LoopConnection], T], *, inline: bool = True) -> T:
         """``work`` on the connection (autocommit: each statement its own snapshot)."""
         try:
-            return await self._db.run(work)
+            return await self._db.run(work, inline=inline)
         except (sqlite3.Error, ValueError) as exc:
             if _is_storage_failure(exc):
                 raise _unavailable(exc) from exc
@@ -521,22 +520,12 @@ class SessionStore:
         and a cancelled caller never leaves it half done (it commits or never starts).
         """
 
-        def transaction(conn: LoopConnection) -> T:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = work(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    # sqlite3.Error: sqlite already rolled the transaction back.
-                    with contextlib.suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK")
-                raise
-            return result
-
-        result = await self._read(transaction)
-        if self._checkpointer is not None:
-            self._checkpointer.note_write()
+        checkpointer = self._checkpointer
+        # A checkpoint's fsync can hold up a commit for milliseconds: not on the loop.
+        inline = checkpointer is None or not checkpointer.running
+        result = await self._read(in_transaction(work), inline=inline)
+        if checkpointer is not None:
+            checkpointer.note_write()
         return result
 
     @staticmethod

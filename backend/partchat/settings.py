@@ -49,7 +49,7 @@ class Settings:
     worker_heartbeat_s: float = 5.0  # liveness beat in sessions.db; dead after 3 missed
     # A new turn starts when the event loop's lag is under this (0: always at once), so
     # answers already streaming stay smooth when the CPU is saturated.
-    turn_start_lag_ms: float = 2.0
+    turn_start_lag_ms: float = 0.5
 
     @property
     def llm_kind(self) -> Literal["openai", "offline"]:
@@ -94,7 +94,7 @@ class Settings:
             static_dir=Path(e["PARTCHAT_STATIC_DIR"]) if e.get("PARTCHAT_STATIC_DIR") else None,
             offline_token_delay_ms=_float(e, "PARTCHAT_OFFLINE_DELAY_MS", 0.0, allow_zero=True),
             worker_heartbeat_s=_float(e, "PARTCHAT_WORKER_HEARTBEAT_S", 5.0),
-            turn_start_lag_ms=_float(e, "PARTCHAT_TURN_START_LAG_MS", 2.0, allow_zero=True),
+            turn_start_lag_ms=_float(e, "PARTCHAT_TURN_START_LAG_MS", 0.5, allow_zero=True),
         )
 
 

@@ -379,6 +379,9 @@ class TurnEngine:
                     context = new_context
                     hub.context = context
                     await self._save_context_early(hub.session_id, context)
+                # The graph's next node runs when this loop asks for it: it waits its turn
+                # while the server is saturated (answers streaming meanwhile go first).
+                await self.gate.admit(started=True)
         except asyncio.CancelledError:
             finish_reason = "aborted"
             if not run.stop_requested:
@@ -404,15 +407,17 @@ class TurnEngine:
     def _text_sink(hub: Hub, run: TurnRun) -> Callable[[str], None]:
         """Where the ``llm`` node streams answer text: straight into the hub.
 
-        Deltas that arrive in one pass of the event loop (one socket read from the LLM,
-        or a backlog while the server was busy) go out as one ``text-delta``: fewer
-        frames, seqs and sends, and no added latency (the flush is the loop's next
-        callback). Every other event of the turn flushes first, so order is kept.
+        The first delta after a quiet spell goes out at once; the ones that follow within
+        the same pass of the event loop (one socket read from the LLM, or a backlog while
+        the server was busy) are held and go out as one ``text-delta`` when the pass ends:
+        fewer frames, seqs and sends, and no token waits for more than that pass. Every
+        other event of the turn flushes first, so order is kept.
         """
         turn_id = run.turn_id
         parts = run.text_parts
         publish = hub.publish
         pending: list[str] = []
+        holding = False
         loop = asyncio.get_running_loop()
 
         def flush() -> None:
@@ -421,13 +426,22 @@ class TurnEngine:
                 pending.clear()
                 publish(TextDeltaEvent(type="text-delta", turnId=turn_id, delta=delta), turn_id)
 
+        def end_of_pass() -> None:
+            nonlocal holding
+            holding = False
+            flush()
+
         def on_text(delta: str) -> None:
+            nonlocal holding
             if run.first_token is None:
                 run.first_token = time.perf_counter()
             parts.append(delta)
-            if not pending:
-                loop.call_soon(flush)
-            pending.append(delta)
+            if holding:
+                pending.append(delta)
+                return
+            holding = True
+            loop.call_soon(end_of_pass)
+            publish(TextDeltaEvent(type="text-delta", turnId=turn_id, delta=delta), turn_id)
 
         run.flush_text = flush
         return on_text

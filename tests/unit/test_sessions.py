@@ -660,3 +660,22 @@ async def test_concurrent_turns_on_different_sessions(store: SessionStore, db_pa
     assert rows(db_path, "SELECT COUNT(*) FROM turns WHERE status = 'complete'") == [(200,)]
     for i, s in enumerate(sessions[:5]):
         assert [m["text"] for m in await store.history(s.id)] == [f"question {i}", f"answer {i}"]
+
+
+async def test_writes_go_to_a_thread_while_a_checkpoint_runs(
+    store: SessionStore, db_path: Path
+) -> None:
+    # A checkpoint's fsync can hold up a commit: the loop must not wait for it.
+    checkpointer = store._checkpointer
+    assert checkpointer is not None
+    session = await store.create_session()
+    before = store._db.thread_runs
+    checkpointer.running = True
+    try:
+        begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=1)
+    finally:
+        checkpointer.running = False
+    assert store._db.thread_runs == before + 1
+    await store.begin_turn(session.id, "c2", "again", seq_reserved=2)  # inline again
+    assert store._db.thread_runs == before + 1
+    assert begun.duplicate is False and count(db_path, "turns") == 2

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from partchat.agent.streaming import text_sink
 from partchat.metrics import Metrics
 from partchat.sessions import SessionStore
 from partchat.turns import SEQ_RESERVE, TurnEngine
@@ -154,3 +155,56 @@ async def test_send_queue_overflow_closes_with_4000() -> None:
     await asyncio.wait_for(conn.sender(), 2)
     assert ws.sent == []
     assert ws.closed is not None and ws.closed[0] == CLOSE_TOO_SLOW
+
+
+class SinkGraph:
+    """Streams answer text through the turn's text sink, checking what reached the
+    subscriber after each delta."""
+
+    def __init__(self, sub: Recorder) -> None:
+        self.sub = sub
+        self.seen: list[list[str]] = []
+
+    def _deltas(self) -> list[str]:
+        return [e["delta"] for e in self.sub.events if e["type"] == "text-delta"]
+
+    async def astream(
+        self, state: Any, config: Any = None, stream_mode: Any = None
+    ) -> AsyncIterator[Any]:
+        sink = text_sink(config)
+        assert sink is not None
+        for burst in (["Hel", "lo", ", "], ["wor", "ld"]):
+            for delta in burst:  # one burst: deltas that arrive in one pass of the loop
+                sink(delta)
+                self.seen.append(self._deltas())
+            await asyncio.sleep(0.01)
+        return
+        yield  # an async generator
+
+
+async def test_first_delta_of_a_burst_goes_out_at_once_the_rest_at_the_end_of_the_pass(
+    store: SessionStore,
+) -> None:
+    sub = Recorder()
+    graph = SinkGraph(sub)
+    engine = TurnEngine(store, graph, Metrics())  # type: ignore[arg-type]
+    hub, _ = await engine.open_session(None)
+    engine.subscribe(hub, sub)
+    await engine.submit(hub, "m-1", "hello")
+    run = hub.turn
+    assert run is not None and run.task is not None
+    await asyncio.wait_for(run.task, 5)
+    # Each burst's first delta was published before the next delta came in; the rest of
+    # the burst was held and went out as one delta when the pass ended.
+    assert graph.seen == [
+        ["Hel"],
+        ["Hel"],
+        ["Hel"],
+        ["Hel", "lo, ", "wor"],
+        ["Hel", "lo, ", "wor"],
+    ]
+    deltas = [e["delta"] for e in sub.events if e["type"] == "text-delta"]
+    assert deltas == ["Hel", "lo, ", "wor", "ld"]
+    history = await store.history(hub.session_id)
+    assert history[-1]["text"] == "Hello, world"
+    await engine.shutdown(1.0)

@@ -8,6 +8,7 @@ see ``partchat.loop_sqlite``); one that runs past its budget is re-run on a thre
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 from collections import OrderedDict
@@ -168,6 +169,7 @@ class Catalog:
         self._stats: CatalogStats | None = None
         self._cache: OrderedDict[tuple[str, tuple[Any, ...]], tuple[Any, ...]] = OrderedDict()
         self.cache_hits = 0
+        self._pending: dict[tuple[str, tuple[Any, ...]], asyncio.Future[tuple[Any, ...]]] = {}
 
     @classmethod
     async def open(cls, db_path: Path) -> Catalog:
@@ -209,13 +211,34 @@ class Catalog:
             self._cache.move_to_end(key)
             self.cache_hits += 1
             return list(cached)
+        pending = self._pending.get(key)
+        if pending is not None:  # the same query is running for another turn: share it
+            try:
+                shared = await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if not pending.cancelled():
+                    raise  # this caller was cancelled
+                return await self._rows(sql, params, heavy=heavy)  # the first one was
+            self.cache_hits += 1
+            return list(shared)
+        fut: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
+        self._pending[key] = fut
         try:
             rows = await self._db.run(partial(_fetch_all, sql, params), inline=not heavy)
         except sqlite3.OperationalError:
-            return []
-        self._cache[key] = tuple(rows)
-        if len(self._cache) > CACHE_ENTRIES:
-            self._cache.popitem(last=False)
+            rows = []  # not kept: the next ask tries again
+            fut.cancel()  # nor shared: the callers waiting for it ask again themselves
+        except BaseException:
+            fut.cancel()
+            raise
+        else:
+            self._cache[key] = tuple(rows)
+            if len(self._cache) > CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+        finally:
+            del self._pending[key]
+        if not fut.cancelled():
+            fut.set_result(tuple(rows))
         return rows
 
     async def _part_row(self, number: str, model_id: int | None = None) -> Any | None:

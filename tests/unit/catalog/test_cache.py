@@ -1,0 +1,100 @@
+"""The catalog's query-result cache (LRU over ``Catalog._rows``)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from partchat.catalog import Catalog, store
+
+WHEEL, ICE_MAKER, PUMP = "PS3406971", "PS11752778", "PS11753379"
+
+
+def runs(catalog: Catalog) -> int:
+    """Units the catalog has sent to SQLite so far (inline or on a thread)."""
+    return catalog._db.inline_runs + catalog._db.thread_runs
+
+
+async def test_same_search_twice_is_served_from_the_cache(catalog: Catalog) -> None:
+    first = await catalog.search("drain pump", appliance="dishwasher")
+    assert first
+    hits, queries = catalog.cache_hits, runs(catalog)
+    second = await catalog.search("drain pump", appliance="dishwasher")
+    assert second == first
+    assert catalog.cache_hits > hits
+    assert runs(catalog) == queries  # not one query ran
+
+
+async def test_heavy_query_is_cached_too(catalog: Catalog) -> None:
+    threads = catalog._db.thread_runs
+    parts = await catalog.parts_for_model("WDT780SAEM1")
+    assert parts
+    assert catalog._db.thread_runs == threads + 1  # heavy: sent to the thread
+    assert await catalog.parts_for_model("WDT780SAEM1") == parts
+    assert catalog._db.thread_runs == threads + 1
+
+
+async def test_mutating_results_does_not_change_the_cache(catalog: Catalog) -> None:
+    hits = await catalog.search("drain pump", appliance="dishwasher")
+    expected = copy.deepcopy(hits)
+    hits[0]["part"]["name"] = "changed"
+    hits.reverse()
+    hits.clear()
+    assert await catalog.search("drain pump", appliance="dishwasher") == expected
+
+    sql, params = "SELECT ps_number FROM parts ORDER BY id LIMIT ?", (3,)
+    rows = await catalog._rows(sql, params)  # a miss: the list the query built
+    assert len(rows) == 3
+    expected_rows = list(rows)
+    rows.clear()
+    again = await catalog._rows(sql, params)  # a hit
+    assert again == expected_rows
+    again.append(("extra",))
+    again.pop(0)
+    assert await catalog._rows(sql, params) == expected_rows
+
+
+async def test_cache_is_bounded_and_evicts_the_oldest(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "CACHE_ENTRIES", 2)
+    for number in (WHEEL, ICE_MAKER, PUMP):  # one query each
+        part = await catalog.get_part(number)
+        assert part is not None and part["ps_number"] == number
+        assert len(catalog._cache) <= 2
+    assert len(catalog._cache) == 2
+
+    hits, queries = catalog.cache_hits, runs(catalog)
+    assert (await catalog.get_part(PUMP) or {}).get("ps_number") == PUMP  # newest: kept
+    assert (catalog.cache_hits, runs(catalog)) == (hits + 1, queries)
+    assert (await catalog.get_part(WHEEL) or {}).get("ps_number") == WHEEL  # oldest: evicted
+    assert (catalog.cache_hits, runs(catalog)) == (hits + 1, queries + 1)
+    assert len(catalog._cache) == 2
+
+
+async def test_cache_evicts_the_least_recently_used(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "CACHE_ENTRIES", 2)
+    await catalog.get_part(WHEEL)
+    await catalog.get_part(ICE_MAKER)
+    hits = catalog.cache_hits
+    await catalog.get_part(WHEEL)  # a hit: now the most recently used
+    assert catalog.cache_hits == hits + 1
+    await catalog.get_part(PUMP)  # evicts ICE_MAKER, not WHEEL
+
+    queries = runs(catalog)
+    await catalog.get_part(WHEEL)
+    assert (catalog.cache_hits, runs(catalog)) == (hits + 2, queries)
+    await catalog.get_part(ICE_MAKER)
+    assert (catalog.cache_hits, runs(catalog)) == (hits + 2, queries + 1)
+
+
+async def test_failed_query_is_not_cached(catalog: Catalog) -> None:
+    sql = "SELECT no_such_column FROM parts"
+    assert await catalog._rows(sql) == []
+    assert (sql, ()) not in catalog._cache
+    hits, queries = catalog.cache_hits, runs(catalog)
+    assert await catalog._rows(sql) == []
+    assert (catalog.cache_hits, runs(catalog)) == (hits, queries + 1)

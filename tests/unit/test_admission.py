@@ -1,0 +1,103 @@
+"""TurnGate: turns and their steps start while the event loop keeps up."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from partchat.admission import TurnGate
+
+pytestmark = pytest.mark.timeout(30)
+
+
+class Busy:
+    """Keeps the event loop's passes long: a callback that blocks ``block_s`` and
+    reschedules itself until stopped."""
+
+    def __init__(self, block_s: float = 0.004) -> None:
+        self.block_s = block_s
+        self.stopped_at: float | None = None
+        self._loop = asyncio.get_running_loop()
+        self._loop.call_soon(self._tick)
+
+    def _tick(self) -> None:
+        if self.stopped_at is not None:
+            return
+        time.sleep(self.block_s)
+        self._loop.call_soon(self._tick)
+
+    def stop(self) -> None:
+        self.stopped_at = time.perf_counter()
+
+
+async def test_target_zero_never_waits() -> None:
+    gate = TurnGate(0)
+    busy = Busy()
+    try:
+        await gate.admit()
+        await gate.admit(started=True)
+    finally:
+        busy.stop()
+    assert (gate.admitted, gate.waited) == (2, 0)
+
+
+async def test_an_idle_loop_admits_at_once() -> None:
+    gate = TurnGate(2.0)
+    for _ in range(5):
+        await gate.admit()
+    assert (gate.admitted, gate.waited, gate.waiting) == (5, 0, 0)
+
+
+async def test_a_saturated_loop_holds_new_turns_until_it_keeps_up() -> None:
+    gate = TurnGate(1.0)
+    busy = Busy()
+    admitted_at: list[float] = []
+
+    async def turn() -> None:
+        await gate.admit()
+        admitted_at.append(time.perf_counter())
+
+    task = asyncio.create_task(turn())
+    await asyncio.sleep(0.2)
+    assert not admitted_at and gate.waiting == 1  # held while every pass takes 4 ms
+    busy.stop()
+    await asyncio.wait_for(task, 5)
+    assert busy.stopped_at is not None and admitted_at[0] > busy.stopped_at
+    assert gate.waited == 1 and gate.waiting == 0
+
+
+async def test_steps_of_turns_in_progress_go_before_new_turns() -> None:
+    gate = TurnGate(1.0)
+    busy = Busy()
+    order: list[str] = []
+
+    async def wait(name: str, started: bool) -> None:
+        await gate.admit(started=started)
+        order.append(name)
+
+    tasks = [asyncio.create_task(wait("new-1", False))]
+    await asyncio.sleep(0.05)
+    tasks.append(asyncio.create_task(wait("new-2", False)))
+    await asyncio.sleep(0.05)
+    tasks.append(asyncio.create_task(wait("step", True)))
+    await asyncio.sleep(0.05)
+    assert order == [] and gate.waiting == 3
+    busy.stop()
+    await asyncio.wait_for(asyncio.gather(*tasks), 5)
+    assert order == ["step", "new-1", "new-2"]
+
+
+async def test_a_cancelled_waiter_is_skipped_and_the_next_one_goes() -> None:
+    gate = TurnGate(1.0)
+    busy = Busy()
+    first = asyncio.create_task(gate.admit())
+    second = asyncio.create_task(gate.admit())
+    await asyncio.sleep(0.05)
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    busy.stop()
+    await asyncio.wait_for(second, 5)
+    assert gate.admitted == 1 and gate.waiting == 0

@@ -1,0 +1,46 @@
+"""The app factory's process-level choices."""
+
+from __future__ import annotations
+
+import gc
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from partchat.app import FULL_COLLECTION_EVERY, create_app
+from partchat.settings import Settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path, catalog_db: Path) -> Settings:
+    shutil.copy2(catalog_db, tmp_path / "catalog.db")
+    return Settings.from_env({"PARTCHAT_DATA_DIR": str(tmp_path), "PARTCHAT_LLM": "offline"})
+
+
+@pytest.fixture
+def gc_state() -> Iterator[None]:
+    """Put the collector back as it was (a frozen heap would outlive the test)."""
+    threshold = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
+
+
+def test_the_server_freezes_its_startup_heap(settings: Settings, gc_state: None) -> None:
+    gc.unfreeze()
+    with TestClient(create_app(settings, freeze_heap=True)) as client:
+        assert client.get("/health").status_code == 200
+        assert gc.get_freeze_count() > 0  # the catalog, graph and modules: never walked again
+        assert gc.get_threshold()[2] == FULL_COLLECTION_EVERY
+
+
+def test_apps_built_by_tests_leave_the_collector_alone(settings: Settings, gc_state: None) -> None:
+    gc.unfreeze()
+    threshold = gc.get_threshold()
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/health").status_code == 200
+        assert gc.get_freeze_count() == 0
+        assert gc.get_threshold() == threshold
