@@ -71,38 +71,35 @@ async def _time(
 
 async def run_queries(db: Path, rounds: int, seed: int = 1) -> dict[str, dict[str, float]]:
     rng = random.Random(seed)
-    cat = await Catalog.open(db)
+    cat = await Catalog.open(db, cache_entries=0)  # time the queries, not the cache
     try:
         parts = [
-            r[0]
-            for r in await cat._conn.execute_fetchall(
-                "SELECT ps_number FROM parts ORDER BY random() LIMIT 200"
-            )
+            r[0] for r in await cat._rows("SELECT ps_number FROM parts ORDER BY random() LIMIT 200")
         ]
         mfrs = [
             r[0]
-            for r in await cat._conn.execute_fetchall(
+            for r in await cat._rows(
                 "SELECT mfr_number FROM parts WHERE mfr_number IS NOT NULL "
                 "ORDER BY random() LIMIT 100"
             )
         ]
         pairs = [
             tuple(r)
-            for r in await cat._conn.execute_fetchall(
+            for r in await cat._rows(
                 "SELECT p.ps_number, m.model_number FROM compat c JOIN parts p ON p.id = c.part_id "
                 "JOIN models m ON m.id = c.model_id ORDER BY random() LIMIT 100"
             )
         ]
         models = [
             r[0]
-            for r in await cat._conn.execute_fetchall(
+            for r in await cat._rows(
                 "SELECT model_number FROM models WHERE part_count > 0 ORDER BY random() LIMIT 100"
             )
         ]
         syms = await cat.symptoms()
         types = [
             r[0]
-            for r in await cat._conn.execute_fetchall(
+            for r in await cat._rows(
                 "SELECT DISTINCT part_type FROM parts WHERE part_type IS NOT NULL LIMIT 60"
             )
         ]

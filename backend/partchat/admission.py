@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Callable
 
 __all__ = ["TurnGate"]
 
@@ -28,8 +29,9 @@ SMOOTHING = 0.1  # weight of the newest lag sample
 class TurnGate:
     """Admission by event-loop lag (``target_ms`` 0: never wait)."""
 
-    def __init__(self, target_ms: float) -> None:
+    def __init__(self, target_ms: float, *, on_wait: Callable[[], None] | None = None) -> None:
         self._target_s = target_ms / 1000
+        self._on_wait = on_wait
         self._steps: deque[asyncio.Future[None]] = deque()  # turns in progress
         self._starts: deque[asyncio.Future[None]] = deque()  # new turns
         self._pump: asyncio.Task[None] | None = None
@@ -56,6 +58,8 @@ class TurnGate:
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         queue.append(fut)
         self.waited += 1
+        if self._on_wait is not None:
+            self._on_wait()
         if self._pump is None or self._pump.done():
             self._pump = asyncio.create_task(self._admit_waiters(), name="turn-gate")
         try:

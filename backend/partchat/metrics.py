@@ -43,6 +43,14 @@ class Metrics:
             registry=r,
         )
         self.errors = Counter("partchat_errors", "Error events sent, by code", ["code"], registry=r)
+        self.gate_waits = Counter(
+            "partchat_turn_gate_waits",
+            "Turn starts and steps held because the event loop lagged (CPU saturated)",
+            registry=r,
+        )
+        self.gate_waiting = Gauge(
+            "partchat_turn_gate_waiting", "Turn starts and steps waiting right now", registry=r
+        )
 
     def turn_finished(
         self, reason: str, seconds: float, first_token_s: float | None, deltas: int

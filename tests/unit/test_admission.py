@@ -101,3 +101,15 @@ async def test_a_cancelled_waiter_is_skipped_and_the_next_one_goes() -> None:
     busy.stop()
     await asyncio.wait_for(second, 5)
     assert gate.admitted == 1 and gate.waiting == 0
+
+
+async def test_each_wait_is_reported() -> None:
+    waits: list[int] = []
+    gate = TurnGate(1.0, on_wait=lambda: waits.append(1))
+    await gate.admit()  # idle: no wait
+    busy = Busy()
+    task = asyncio.create_task(gate.admit(started=True))
+    await asyncio.sleep(0.05)
+    busy.stop()
+    await asyncio.wait_for(task, 5)
+    assert len(waits) == gate.waited == 1

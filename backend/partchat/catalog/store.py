@@ -158,8 +158,11 @@ class Catalog:
         guide_types: dict[str, list[str]],
         install: dict[str, InstallGuide],
         part_types: dict[str, str],
+        *,
+        cache_entries: int = CACHE_ENTRIES,
     ) -> None:
         self._db = db
+        self._cache_entries = cache_entries
         self._models = models
         self._symptoms = symptoms
         self._guides = guides
@@ -172,8 +175,10 @@ class Catalog:
         self._pending: dict[tuple[str, tuple[Any, ...]], asyncio.Future[tuple[Any, ...]]] = {}
 
     @classmethod
-    async def open(cls, db_path: Path) -> Catalog:
-        """Open ``db_path`` read-only and load the small in-memory indexes."""
+    async def open(cls, db_path: Path, *, cache_entries: int = CACHE_ENTRIES) -> Catalog:
+        """Open ``db_path`` read-only and load the small in-memory indexes.
+
+        ``cache_entries``: query results kept (0: none, e.g. to time the queries)."""
         db_path = Path(db_path)
         if not db_path.is_file():
             raise FileNotFoundError(f"catalog database not found: {db_path}")
@@ -183,7 +188,7 @@ class Catalog:
         except BaseException:
             await db.close()
             raise
-        return cls(db, *loaded)
+        return cls(db, *loaded, cache_entries=cache_entries)
 
     async def close(self) -> None:
         await self._db.close()
@@ -233,7 +238,7 @@ class Catalog:
             raise
         else:
             self._cache[key] = tuple(rows)
-            if len(self._cache) > CACHE_ENTRIES:
+            if len(self._cache) > self._cache_entries:
                 self._cache.popitem(last=False)
         finally:
             del self._pending[key]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
-from partchat.catalog import Catalog, store
+from partchat.catalog import Catalog
 
 WHEEL, ICE_MAKER, PUMP = "PS3406971", "PS11752778", "PS11753379"
 
@@ -55,10 +58,17 @@ async def test_mutating_results_does_not_change_the_cache(catalog: Catalog) -> N
     assert await catalog._rows(sql, params) == expected_rows
 
 
-async def test_cache_is_bounded_and_evicts_the_oldest(
-    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(store, "CACHE_ENTRIES", 2)
+@pytest.fixture
+async def small_cache(catalog_db: Path) -> AsyncIterator[Catalog]:
+    cat = await Catalog.open(catalog_db, cache_entries=2)
+    try:
+        yield cat
+    finally:
+        await cat.close()
+
+
+async def test_cache_is_bounded_and_evicts_the_oldest(small_cache: Catalog) -> None:
+    catalog = small_cache
     for number in (WHEEL, ICE_MAKER, PUMP):  # one query each
         part = await catalog.get_part(number)
         assert part is not None and part["ps_number"] == number
@@ -73,10 +83,8 @@ async def test_cache_is_bounded_and_evicts_the_oldest(
     assert len(catalog._cache) == 2
 
 
-async def test_cache_evicts_the_least_recently_used(
-    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(store, "CACHE_ENTRIES", 2)
+async def test_cache_evicts_the_least_recently_used(small_cache: Catalog) -> None:
+    catalog = small_cache
     await catalog.get_part(WHEEL)
     await catalog.get_part(ICE_MAKER)
     hits = catalog.cache_hits
@@ -98,3 +106,14 @@ async def test_failed_query_is_not_cached(catalog: Catalog) -> None:
     hits, queries = catalog.cache_hits, runs(catalog)
     assert await catalog._rows(sql) == []
     assert (catalog.cache_hits, runs(catalog)) == (hits, queries + 1)
+
+
+async def test_concurrent_identical_queries_share_one_run(catalog: Catalog) -> None:
+    sql = "SELECT ps_number FROM parts ORDER BY ps_number LIMIT 5"
+    queries = runs(catalog)
+    # heavy: on a thread, so all five are waiting at once (a cold cache under load)
+    results = await asyncio.gather(*(catalog._rows(sql, heavy=True) for _ in range(5)))
+    assert runs(catalog) == queries + 1
+    assert all(r == results[0] for r in results) and len(results[0]) == 5
+    results[1].clear()  # each caller has its own list
+    assert len(results[2]) == 5
