@@ -17,6 +17,7 @@ per admission: nothing runs while the server is idle.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
@@ -71,6 +72,9 @@ class TurnGate:
         finally:
             if not fut.done():
                 fut.cancel()
+            if fut.cancelled():  # not waiting any more: off the queue (and the gauge)
+                with contextlib.suppress(ValueError):
+                    queue.remove(fut)
         self.admitted += 1
 
     async def _admit_waiters(self) -> None:

@@ -98,6 +98,7 @@ async def test_a_cancelled_waiter_is_skipped_and_the_next_one_goes() -> None:
     first.cancel()
     with pytest.raises(asyncio.CancelledError):
         await first
+    assert gate.waiting == 1  # the cancelled one left the queue at once
     busy.stop()
     await asyncio.wait_for(second, 5)
     assert gate.admitted == 1 and gate.waiting == 0
