@@ -566,14 +566,12 @@ def _module_of(frame: str) -> str:
 # Leaf frames that are a thread waiting, not working: py-spy's --nonblocking sampling can
 # count a thread blocked in a C call (a queue get) as active.
 _IDLE_LEAVES = (
-    "aiosqlite/core.py:59)",  # worker thread waiting for the next statement
     "concurrent/futures/thread.py:81)",  # executor thread waiting for work
     "selectors.py",
 )
 
 # (category, predicate over a collapsed stack); the first match wins.
 _CATEGORIES: tuple[tuple[str, Callable[[str], bool]], ...] = (
-    ("SQLite statements (aiosqlite worker threads)", lambda s: "_connection_worker_thread" in s),
     (
         "SQLite on a thread (LoopSqlite fallback, heavy catalog queries, checkpoints)",
         lambda s: "_on_thread" in s or "Checkpointer._checkpoint" in s,

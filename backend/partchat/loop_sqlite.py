@@ -38,9 +38,17 @@ import math
 import sqlite3
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
-__all__ = ["Checkpointer", "LoopConnection", "LoopSqlite", "in_transaction"]
+__all__ = [
+    "Checkpointer",
+    "LoopConnection",
+    "LoopSqlite",
+    "fetch_all",
+    "fetch_one",
+    "in_transaction",
+]
 
 T = TypeVar("T")
 
@@ -62,6 +70,24 @@ def _retry_on_thread(exc: sqlite3.Error) -> bool:
     # is the primary code
     code = getattr(exc, "sqlite_errorcode", None)
     return code is not None and (code & 0xFF) in _RETRY_ON_THREAD
+
+
+def fetch_all(sql: str, params: tuple[Any, ...] = ()) -> Callable[[LoopConnection], list[Any]]:
+    """A read unit: every row of one query."""
+    return partial(_fetch_all, sql, params)
+
+
+def fetch_one(sql: str, params: tuple[Any, ...] = ()) -> Callable[[LoopConnection], Any]:
+    """A read unit: the first row of one query, or None."""
+    return partial(_fetch_one, sql, params)
+
+
+def _fetch_all(sql: str, params: tuple[Any, ...], conn: LoopConnection) -> list[Any]:
+    return conn.execute(sql, params).fetchall()
+
+
+def _fetch_one(sql: str, params: tuple[Any, ...], conn: LoopConnection) -> Any:
+    return conn.execute(sql, params).fetchone()
 
 
 def in_transaction(work: Callable[[LoopConnection], T]) -> Callable[[LoopConnection], T]:

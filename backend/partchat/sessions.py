@@ -67,7 +67,14 @@ from typing import Any, Literal, TypedDict, TypeVar, cast
 
 import orjson
 
-from partchat.loop_sqlite import Checkpointer, LoopConnection, LoopSqlite, in_transaction
+from partchat.loop_sqlite import (
+    Checkpointer,
+    LoopConnection,
+    LoopSqlite,
+    fetch_all,
+    fetch_one,
+    in_transaction,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -513,6 +520,13 @@ class SessionStore:
                 raise _unavailable(exc) from exc
             raise
 
+    async def _one(
+        self, sql: str, params: tuple[Any, ...], convert: Callable[[Sequence[Any]], T]
+    ) -> T | None:
+        """The query's first row, converted; None when there is none."""
+        row = await self._read(fetch_one(sql, params))
+        return convert(row) if row else None
+
     async def _write(self, work: Callable[[LoopConnection], T]) -> T:
         """``work`` inside ``BEGIN IMMEDIATE`` ... ``COMMIT``; any exception rolls back.
 
@@ -556,13 +570,11 @@ class SessionStore:
         if not is_valid_id(session_id):
             return None
 
-        def get(conn: LoopConnection) -> SessionRecord | None:
-            row = conn.execute(
-                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()
-            return _session_from_row(row) if row else None
-
-        return await self._read(get)
+        return await self._one(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?",
+            (session_id,),
+            _session_from_row,
+        )
 
     async def save_context(self, session_id: str, context: Mapping[str, Any]) -> None:
         """Replace the session's context. Raises :class:`UnknownSession`."""
@@ -753,29 +765,22 @@ class SessionStore:
         if not is_valid_id(turn_id):
             return None
 
-        def get(conn: LoopConnection) -> TurnRecord | None:
-            row = conn.execute(
-                f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (turn_id,)
-            ).fetchone()
-            return _turn_from_row(row) if row else None
-
-        return await self._read(get)
+        return await self._one(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (turn_id,), _turn_from_row
+        )
 
     async def running_turn(self, session_id: str) -> TurnRecord | None:
         """The session's turn still ``running`` (the latest, should there be several)."""
         if not is_valid_id(session_id):
             return None
 
-        def get(conn: LoopConnection) -> TurnRecord | None:
-            row = conn.execute(
-                f"SELECT {_TURN_COLUMNS} FROM turns"
-                " WHERE session_id = ? AND status = 'running'"
-                " ORDER BY started_at DESC, rowid DESC LIMIT 1",
-                (session_id,),
-            ).fetchone()
-            return _turn_from_row(row) if row else None
-
-        return await self._read(get)
+        return await self._one(
+            f"SELECT {_TURN_COLUMNS} FROM turns"
+            " WHERE session_id = ? AND status = 'running'"
+            " ORDER BY started_at DESC, rowid DESC LIMIT 1",
+            (session_id,),
+            _turn_from_row,
+        )
 
     async def mark_interrupted(
         self, owners: Iterable[str] | None = None, *, unowned: bool = False
@@ -845,39 +850,28 @@ class SessionStore:
         await self._write(beat)
 
     async def get_worker(self, boot_id: str) -> WorkerRecord | None:
-        def get(conn: LoopConnection) -> WorkerRecord | None:
-            row = conn.execute(
-                f"SELECT {_WORKER_COLUMNS} FROM workers WHERE boot_id = ?", (boot_id,)
-            ).fetchone()
-            return _worker_from_row(row) if row else None
-
-        return await self._read(get)
+        return await self._one(
+            f"SELECT {_WORKER_COLUMNS} FROM workers WHERE boot_id = ?", (boot_id,), _worker_from_row
+        )
 
     async def workers(self) -> list[WorkerRecord]:
-        def get(conn: LoopConnection) -> list[WorkerRecord]:
-            rows = conn.execute(
-                f"SELECT {_WORKER_COLUMNS} FROM workers ORDER BY started_at, boot_id"
-            ).fetchall()
-            return [_worker_from_row(row) for row in rows]
-
-        return await self._read(get)
+        rows = await self._read(
+            fetch_all(f"SELECT {_WORKER_COLUMNS} FROM workers ORDER BY started_at, boot_id")
+        )
+        return [_worker_from_row(row) for row in rows]
 
     async def running_owners(self) -> dict[str, WorkerRecord | None]:
         """The owners of turns still ``running``, each with its ``workers`` row (None:
         it has none). One statement, so both come from the same snapshot."""
-
-        def get(conn: LoopConnection) -> dict[str, WorkerRecord | None]:
-            rows = conn.execute(
+        rows = await self._read(
+            fetch_all(
                 "SELECT o.owner, w.boot_id, w.pid, w.host, w.started_at, w.heartbeat_at"
                 " FROM (SELECT DISTINCT owner FROM turns"
                 "       WHERE status = 'running' AND owner IS NOT NULL) AS o"
                 " LEFT JOIN workers AS w ON w.boot_id = o.owner"
-            ).fetchall()
-            return {
-                row[0]: _worker_from_row(row[1:]) if row[1] is not None else None for row in rows
-            }
-
-        return await self._read(get)
+            )
+        )
+        return {row[0]: _worker_from_row(row[1:]) if row[1] is not None else None for row in rows}
 
     async def forget_workers(self, boot_ids: Iterable[str]) -> int:
         """Delete these processes' rows (a clean shutdown, or processes found dead)."""
@@ -897,7 +891,8 @@ class SessionStore:
         """SQLite's ``PRAGMA data_version`` on this store's connection: it changes when
         *another* connection (another process) has committed since the last look, and
         never for this store's own writes."""
-        return await self._read(_data_version)
+        row = await self._read(fetch_one("PRAGMA data_version"))
+        return int(row[0])
 
     # ----------------------------------------------------------------- reads
 
@@ -905,15 +900,13 @@ class SessionStore:
         """The session's most recent ``limit`` messages, oldest first."""
         if not is_valid_id(session_id) or limit <= 0:
             return []
-
-        def get(conn: LoopConnection) -> list[Any]:
-            return conn.execute(
+        rows = await self._read(
+            fetch_all(
                 "SELECT id, role, text, turn_id, status, tool_outputs FROM messages"
                 " WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
                 (session_id, int(limit)),
-            ).fetchall()
-
-        rows = await self._read(get)
+            )
+        )
         rows.reverse()
         return [
             {
@@ -928,12 +921,8 @@ class SessionStore:
         ]
 
     async def count_user_messages(self) -> int:
-        def count(conn: LoopConnection) -> int:
-            return int(
-                conn.execute("SELECT COUNT(*) FROM messages WHERE role = 'user'").fetchone()[0]
-            )
-
-        return await self._read(count)
+        row = await self._read(fetch_one("SELECT COUNT(*) FROM messages WHERE role = 'user'"))
+        return int(row[0])
 
     # ----------------------------------------------------------------- retention
 
@@ -953,10 +942,6 @@ class SessionStore:
 
 def _user_version(conn: LoopConnection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
-def _data_version(conn: LoopConnection) -> int:
-    return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 def _optimize(conn: LoopConnection) -> None:

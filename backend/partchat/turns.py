@@ -420,11 +420,14 @@ class TurnEngine:
         holding = False
         loop = asyncio.get_running_loop()
 
+        def emit(delta: str) -> None:
+            publish(TextDeltaEvent(type="text-delta", turnId=turn_id, delta=delta), turn_id)
+
         def flush() -> None:
             if pending:
                 delta = "".join(pending)
                 pending.clear()
-                publish(TextDeltaEvent(type="text-delta", turnId=turn_id, delta=delta), turn_id)
+                emit(delta)
 
         def end_of_pass() -> None:
             nonlocal holding
@@ -441,7 +444,7 @@ class TurnEngine:
                 return
             holding = True
             loop.call_soon(end_of_pass)
-            publish(TextDeltaEvent(type="text-delta", turnId=turn_id, delta=delta), turn_id)
+            emit(delta)
 
         run.flush_text = flush
         return on_text

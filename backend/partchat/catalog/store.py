@@ -12,13 +12,13 @@ import asyncio
 import re
 import sqlite3
 from collections import OrderedDict
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
 import orjson
 
-from partchat.loop_sqlite import LoopConnection, LoopSqlite
+from partchat.loop_sqlite import LoopConnection, LoopSqlite, fetch_all
 
 from .build import ro_uri
 from .models_index import ModelIndex
@@ -201,14 +201,20 @@ class Catalog:
 
     # ------------------------------------------------------------------ helpers
     async def _rows(
-        self, sql: str, params: tuple[Any, ...] = (), *, heavy: bool = False
+        self,
+        sql: str,
+        params: tuple[Any, ...] = (),
+        *,
+        heavy: bool = False,
+        order: Callable[[Any], Any] | None = None,
     ) -> list[Any]:
-        """The query's rows ([] if sqlite fails). ``heavy``: a scan (full-text search, a
-        model's parts) that can take milliseconds, run on a thread so it never stalls the
-        answers streaming meanwhile; lookups by key run on the loop.
+        """The query's rows ([] if sqlite fails), sorted by ``order`` if given. ``heavy``:
+        a scan (full-text search, a model's parts) that can take milliseconds, run on a
+        thread so it never stalls the answers streaming meanwhile; lookups by key run on
+        the loop.
 
-        The catalog does not change while it is open, so results are kept (LRU): shoppers
-        ask about the same popular parts and symptoms again and again.
+        The catalog does not change while it is open, so results are kept (LRU), already
+        sorted: shoppers ask about the same popular parts and symptoms again and again.
         """
         key = (sql, params)
         cached = self._cache.get(key)
@@ -229,7 +235,7 @@ class Catalog:
         fut: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
         self._pending[key] = fut
         try:
-            rows = await self._db.run(partial(_fetch_all, sql, params), inline=not heavy)
+            rows = await self._db.run(fetch_all(sql, params), inline=not heavy)
         except sqlite3.OperationalError:
             rows = []  # not kept: the next ask tries again
             fut.cancel()  # nor shared: the callers waiting for it ask again themselves
@@ -237,6 +243,8 @@ class Catalog:
             fut.cancel()
             raise
         else:
+            if order is not None:
+                rows.sort(key=order)
             self._cache[key] = tuple(rows)
             if len(self._cache) > self._cache_entries:
                 self._cache.popitem(last=False)
@@ -343,8 +351,7 @@ class Catalog:
             f"SELECT {PART_COLS}, bm25(parts_fts, {_BM25}) AS s FROM parts_fts "
             f"JOIN parts p ON p.id = parts_fts.rowid WHERE {where} LIMIT ?"
         )
-        rows = await self._rows(sql, params, heavy=True)
-        rows.sort(key=lambda r: (r[_NCOLS] + (1 - r[16]) * 5.0, r[17]))
+        rows = await self._rows(sql, params, heavy=True, order=_by_score)
         return rows[:limit]
 
     async def _model_matches(
@@ -367,7 +374,7 @@ class Catalog:
                 continue
             score = sum(per_word) * hits / len(wanted)
             scored.append((*row, -score))
-        scored.sort(key=lambda r: (r[_NCOLS] + (1 - r[16]) * 5.0, r[17]))
+        scored.sort(key=_by_score)
         return scored
 
     # ------------------------------------------------------------------ models
@@ -524,8 +531,8 @@ class Catalog:
                 "LEFT JOIN part_symptoms s ON s.symptom_id = ? AND s.part_id = p.id "
                 f"WHERE c.model_id = ? AND (p.part_type IN ({marks}) OR s.pos IS NOT NULL)",
                 (sym["id"], info[1], *types),
+                order=lambda r: (r[_NCOLS] is None, r[_NCOLS] or 0, r[17]),
             )
-            rows.sort(key=lambda r: (r[_NCOLS] is None, r[_NCOLS] or 0, r[17]))
             for r in rows:
                 if r[5] in types and len(by_type.setdefault(r[5], [])) < per_type:
                     by_type[r[5]].append(r)
@@ -634,10 +641,6 @@ class Catalog:
         )
 
 
-def _fetch_all(sql: str, params: tuple[Any, ...], conn: LoopConnection) -> list[Any]:
-    return conn.execute(sql, params).fetchall()
-
-
 _Indexes = tuple[
     ModelIndex,
     SymptomIndex,
@@ -646,6 +649,12 @@ _Indexes = tuple[
     dict[str, InstallGuide],
     dict[str, str],
 ]
+
+
+def _by_score(row: Any) -> tuple[float, int]:
+    """Search rank: the score column (bm25, lower is better), parts without details
+    (``p.details`` 0) pushed down, then popularity (``p.pop_rank``)."""
+    return (row[_NCOLS] + (1 - row[16]) * 5.0, row[17])
 
 
 def _load_indexes(conn: LoopConnection) -> _Indexes:
