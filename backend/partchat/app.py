@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +23,8 @@ if TYPE_CHECKING:
     from partchat.services import Services
 
 from partchat import http_api
+from partchat.collector import TICK_S as COLLECT_TICK_S
+from partchat.collector import Collector
 from partchat.security import SecurityHeaders
 from partchat.settings import Settings
 from partchat.static_files import FrontendFiles, default_static_dir, is_built, not_built_response
@@ -92,13 +93,17 @@ async def close_services(services: Services) -> None:
     await services.catalog.close()
 
 
-async def _sweeper(services: Services, *, collect: bool) -> None:
+async def _sweeper(services: Services) -> None:
     while True:
         await asyncio.sleep(min(SWEEP_INTERVAL_S, services.settings.hub_ttl_s))
         services.engine.sweep()
         services.metrics.live_sessions.set(len(services.engine.hubs))
-        if collect:
-            _collect_if_idle(services)
+
+
+async def _collect(collector: Collector) -> None:
+    while True:
+        await asyncio.sleep(COLLECT_TICK_S)
+        collector.tick()
 
 
 def _frontend_routes(static_dir: Path) -> list[BaseRoute]:
@@ -124,21 +129,24 @@ def create_app(
     """Build the app; nothing is opened until the lifespan starts.
 
     ``chat_model`` replaces the one the settings select (tests pass fakes here).
-    ``freeze_heap``: see :func:`_freeze_heap` (the server process; not tests, which build
-    many apps in one process).
+    ``freeze_heap``: the server process takes over full garbage collections (see
+    :mod:`partchat.collector`); not tests, which build many apps in one process.
     """
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         services = await open_services(settings, chat_model=chat_model)
         app.state.services = services
+        tasks = [asyncio.create_task(_sweeper(services))]
         if freeze_heap:
-            _freeze_heap()
-        sweeper = asyncio.create_task(_sweeper(services, collect=freeze_heap))
+            services.catalog.warm()  # built now, so frozen with the rest
+            Collector.install()
+            tasks.append(asyncio.create_task(_collect(Collector(services.engine.busy))))
         try:
             yield
         finally:
-            sweeper.cancel()
+            for task in tasks:
+                task.cancel()
             await close_services(services)
 
     static_dir = settings.static_dir or default_static_dir()
@@ -157,30 +165,6 @@ def create_app(
     )
     app.state.settings = settings
     return app
-
-
-def _freeze_heap() -> None:
-    """Keep the garbage collector's full collections short.
-
-    A full collection walks every container object alive: the catalog indexes, the
-    graph, every imported module — 100-150 ms in which no answer streams. Once started,
-    everything alive moves to the permanent generation (``gc.freeze``) and is never
-    walked again; the sweeper also runs one whenever no turn is running
-    (:func:`_collect_if_idle`). Full collections keep Python's schedule: with 1,000
-    sessions in memory each still takes ~120 ms, but running them less often (after 30
-    or 100 middle-generation collections instead of 10) let garbage pile up under load —
-    RSS grew 10-16 % between the two identical 1,000-session waves of ``tests/load``
-    (limit 10 %), against 0-2 % on the default schedule.
-    """
-    gc.collect()
-    gc.freeze()
-
-
-def _collect_if_idle(services: Services) -> None:
-    """A full collection while no turn runs (nothing streams, nobody waits for it), if
-    any younger collection happened since the last one."""
-    if gc.get_count()[2] and not services.engine.running_turns():
-        gc.collect()
 
 
 def create_app_from_env() -> Starlette:

@@ -556,6 +556,10 @@ class TurnEngine:
                 del self._turn_ended[turn_id]
         return evicted
 
+    def busy(self) -> bool:
+        """A turn is running."""
+        return any(h.turn is not None for h in self.hubs.values())
+
     def running_turns(self) -> list[TurnRun]:
         return [h.turn for h in self.hubs.values() if h.turn is not None]
 

@@ -29,6 +29,7 @@ and ``fast_path=False`` go through the stock code unchanged.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
 import functools
 import math
@@ -84,6 +85,27 @@ _TOOL_DELTA_KEYS = frozenset({"content", "role", "tool_calls"})
 
 class LLMStreamError(openai.APIError):
     """The LLM server sent an SSE stream that cannot be parsed (bad JSON, early end)."""
+
+
+class _ContextFreeConnector(aiohttp.TCPConnector):
+    """A connection pool that keeps no caller's ``contextvars`` context.
+
+    Callbacks keep the context they were scheduled in: a transport's (uvloop runs the
+    protocol's callbacks in the context the connection was made in) and the pool's
+    keep-alive cleanup timer (scheduled when a connection is released, and rescheduling
+    itself from there for as long as the pool holds connections). Both outlive the turn
+    that made them, and that turn's context holds its whole LangGraph run (the config in
+    LangChain's context variable: callbacks, channels, messages): hundreds of finished
+    turns stayed alive under load. So both happen in an empty context. They are
+    aiohttp's private methods; a test checks that no turn is pinned, on both loops.
+    """
+
+    async def _create_connection(self, *args: Any, **kwargs: Any) -> Any:
+        make = super()._create_connection(*args, **kwargs)
+        return await asyncio.create_task(make, context=contextvars.Context())
+
+    def _release(self, *args: Any, **kwargs: Any) -> None:
+        contextvars.Context().run(super()._release, *args, **kwargs)
 
 
 class FastChatOpenAI(ChatOpenAI):
@@ -343,7 +365,7 @@ class FastChatOpenAI(ChatOpenAI):
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None or client.closed:
-            connector = aiohttp.TCPConnector(
+            connector = _ContextFreeConnector(
                 limit=_MAX_CONNECTIONS, limit_per_host=0, keepalive_timeout=_KEEPALIVE_S
             )
             client = aiohttp.ClientSession(connector=connector)

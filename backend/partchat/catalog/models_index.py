@@ -26,7 +26,7 @@ class ModelIndex:
             row: ModelRow = (str(r[0]), int(r[1]), r[2], r[3], int(r[4]), int(r[5]))
             self._by_key[row[0]] = row
         self._sorted = sorted(self._by_key)
-        self._del_index: dict[str, list[str]] | None = None
+        self._del_index: dict[str, tuple[str, ...]] | None = None
 
     def __len__(self) -> int:
         return len(self._by_key)
@@ -79,13 +79,22 @@ class ModelIndex:
                 return self._by_key[ext[0]]
         return None
 
-    def _near(self, key: str) -> set[str]:
+    def warm(self) -> None:
+        """Build the near-miss index now (~0.3 s for 17k models) rather than on the
+        first misspelt model number, which would stall the event loop that long."""
         if self._del_index is None:
             index: dict[str, list[str]] = {}
             for k in self._sorted:
                 for d in _deletes(k):
                     index.setdefault(d, []).append(k)
-            self._del_index = index
+            # Tuples of strings (and then the dict holding only them) drop out of the
+            # garbage collector's view after its first pass; >100k lists built after
+            # the server froze its heap would be walked by every full collection.
+            self._del_index = {d: tuple(ks) for d, ks in index.items()}
+
+    def _near(self, key: str) -> set[str]:
+        self.warm()
+        assert self._del_index is not None
         out = set(self._del_index.get(key, ()))
         for d in _deletes(key):
             if d in self._by_key:

@@ -190,6 +190,11 @@ class Catalog:
             raise
         return cls(db, *loaded, cache_entries=cache_entries)
 
+    def warm(self) -> None:
+        """Build the indexes otherwise built on first use (the server, before it
+        freezes its heap; tests skip it)."""
+        self._models.warm()
+
     async def close(self) -> None:
         await self._db.close()
 

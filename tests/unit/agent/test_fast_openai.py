@@ -8,13 +8,17 @@ compares chunks, the merged message, and the request body sent.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import gc
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import openai
 import orjson
 import pytest
+import uvloop
 from bench.fake_llm import FakeLLM, Reply
 from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.messages import (
@@ -515,3 +519,45 @@ async def test_bound_model_is_still_a_fast_model(fake_llm: FakeFactory) -> None:
     assert isinstance(bound.bound, FastChatOpenAI)  # type: ignore[attr-defined]
     result = await bound.ainvoke("hi")
     assert result.tool_calls[0]["args"] == {"partNumber": "PS11752778", "model": "WRS325SDHZ"}
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+async def test_pooled_connections_do_not_pin_the_turns_that_used_them(
+    fake_llm: FakeFactory, loop: str
+) -> None:
+    """A keep-alive connection outlives its turn; it must not keep that turn's context
+    (LangGraph's config lives in a context variable) and everything it reaches alive."""
+    fake = await fake_llm([Reply.say("one"), Reply.say("two"), Reply.say("three")])
+    model = make(FastChatOpenAI, fake)
+    var: contextvars.ContextVar[object] = contextvars.ContextVar("turn_state")
+
+    class TurnState:
+        pass
+
+    async def turn() -> weakref.ref[TurnState]:
+        state = TurnState()
+        var.set(state)
+        _, merged = await collect(model)
+        assert merged.content
+        return weakref.ref(state)
+
+    async def three_turns() -> tuple[list[TurnState | None], int]:
+        first = await asyncio.create_task(turn())
+        second = await asyncio.create_task(turn())
+        third = await asyncio.create_task(turn())
+        refs = [first, second, third]  # one pooled connection served all three
+        for _ in range(3):  # let the loop drop its last handle on the finished task
+            await asyncio.sleep(0)
+        gc.collect()
+        client = model._client()  # type: ignore[attr-defined]
+        pooled = sum(len(c) for c in client.connector._conns.values())
+        alive = [r() for r in refs]  # before closing the pool, which would free them all
+        await model.aclose()  # type: ignore[attr-defined]
+        return alive, pooled
+
+    if loop == "uvloop":
+        alive, pooled = await asyncio.to_thread(uvloop.run, three_turns())
+    else:
+        alive, pooled = await three_turns()
+    assert pooled == 1  # the connection was still in the pool when the turns were checked
+    assert alive == [None, None, None]

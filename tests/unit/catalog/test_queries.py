@@ -116,3 +116,18 @@ async def test_install_guides(catalog: Catalog) -> None:
     for_part = await catalog.install_guide_for_part("PS3406971")
     assert for_part is not None and for_part["part_type"] == "Dishrack Wheel"
     assert for_part.get("video_url", "").startswith("https://www.youtube.com/")
+
+
+async def test_near_miss_index_is_invisible_to_the_garbage_collector(catalog: Catalog) -> None:
+    """Built after the server froze its heap, 100k+ lists would be walked by every full
+    collection; tuples of strings (and the dict of them) are untracked after one pass."""
+    import gc
+
+    catalog.warm()
+    index = catalog._models._del_index
+    assert index is not None and len(index) > 10_000
+    gc.collect()
+    assert not gc.is_tracked(index)
+    assert not any(gc.is_tracked(v) for v in list(index.values())[:1000])
+    typo = await catalog.find_model("WDT780SAEMX")
+    assert "WDT780SAEM1" in typo["suggestions"]
