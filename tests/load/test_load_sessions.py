@@ -19,21 +19,29 @@ Short answers
     while still streaming several deltas per turn.
 
 Phases
-    warm-up   ``WARMUP_SESSIONS`` × 2 turns (first requests, imports, pools), disconnect,
-              settle → **baseline** RSS
+    warm-up   1,000 sessions × 1 turn (first requests, imports, pools, and the
+              allocator's high-water mark at this scale), disconnect, settle →
+              **baseline** RSS
     wave 1    1,000 sessions connect (``CONNECT_CONCURRENCY`` at a time: no SYN-backlog
               drops), each sends ``hello`` and waits for ``ready``; once all 1,000 are
               open, each runs 5 sequential turns (``message``, read until ``finish``),
-              then disconnects; settle → **RSS after wave 1**
+              then disconnects; settle → **RSS after wave 1** (reported against the
+              baseline: the warm-up's shorter turns peak lower, 1.005-1.083)
     wave 2    the same again → **RSS after wave 2**, which must be ≤ 1.10 × wave 1's.
 
     Settling waits until ``partchat_open_connections`` and ``partchat_live_sessions``
     (``/metrics``) are both 0: every session's hub (its replay buffer) has been evicted.
     The server runs with ``PARTCHAT_HUB_TTL_S=HUB_TTL_S`` (default 120 s) so that happens
     within seconds (an idle hub never evicted fails the test). Without it wave 2's hubs
-    would sit beside wave 1's and the comparison would measure the TTL, not a leak. Python rarely hands freed memory back to the OS
-    (RSS stays near the wave's peak), so wave 1 → wave 2 (same work, reusing the freed
-    memory) is the comparison; the baseline is reported beside it.
+    would sit beside wave 1's and the comparison would measure the TTL, not a leak.
+
+    Why the warm-up is full size: Python rarely hands freed memory back to the OS, so RSS
+    after a wave is that wave's peak, and the first time the server runs at this scale
+    its allocator's high-water mark settles. With a 50-session warm-up, wave 1 was that
+    first time and wave 1 → wave 2 measured the settling: 1.00-1.13 on the same build
+    (the live heap back at its baseline every time), failing now and then. After a
+    full-size warm-up, wave 1 → wave 2 measured 1.014-1.026 (four runs): what is left
+    to see is memory that stays with each wave, a leak.
 
 Checks: no connect failure, no ``error`` event, every ``finish`` has reason ``stop``, no
 turn timed out or lost its connection, and the user messages in ``sessions.db`` (read-only
@@ -67,8 +75,8 @@ TURNS = 5
 TOKENS = 8
 FIRST_TOKEN_MS = 300.0
 TOKEN_MS = 20.0
-WARMUP_SESSIONS = 50
-WARMUP_TURNS = 2
+WARMUP_SESSIONS = SESSIONS
+WARMUP_TURNS = 1
 CONNECT_CONCURRENCY = 100
 CONNECT_TIMEOUT_S = 120.0  # all sessions of a wave open
 TURN_TIMEOUT_S = 180.0  # one turn, message → finish (queueing for a saturated core included)
@@ -246,8 +254,10 @@ def test_thousand_sessions_five_turns_twice(catalog_db: Path, tmp_path: Path, re
                 f"{conns} connections open, {live} sessions still in memory {figures}"
             )
 
+    back = rss["wave1"] / rss["warmup"]
     growth = rss["wave2"] / rss["wave1"]
     figures["baseline_rss_mib"] = mib(rss["warmup"])
+    figures["rss_baseline_to_wave1"] = round(back, 3)
     figures["rss_growth_wave1_to_wave2"] = round(growth, 3)
     figures["total_s"] = round(time.monotonic() - t_start, 1)
     assert growth <= RSS_GROWTH_LIMIT, (
