@@ -253,6 +253,10 @@ class FakeProc:
         self.base_url = line.split()[1]
         return self
 
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
     def stop(self) -> None:
         stop_process(self.proc)
         self.proc = None

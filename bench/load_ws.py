@@ -30,7 +30,10 @@ Per turn:
   gaps          between consecutive ``text-delta`` frames at the client; added gap =
                 gap − ``--token-ms`` (the fake's per-token delay)
   server CPU    psutil user+system of the server and its children (workers), measured
-                phase only, / turns; client CPU likewise (process_time)
+                phase only, / turns; client CPU likewise (process_time), and the fake
+                LLM's (with ``--url``: ``--fake-pid``). All three share the machine, so
+                ``machine util`` (their sum per second of wall time, in cores) says
+                whether a saturating run was bound by the server or by the machine
   peak RSS      the server tree's RSS sampled every 100 ms
 
 The client is lean (uvloop when installed, no JSON parsing of hot frames, no client
@@ -213,7 +216,11 @@ async def session(url: str, ns: argparse.Namespace, run: Run, sem: asyncio.Semap
 
 
 async def run_turns(
-    ns: argparse.Namespace, ws_url: str, pid: int | None, fake_url: str | None
+    ns: argparse.Namespace,
+    ws_url: str,
+    pid: int | None,
+    fake_url: str | None,
+    fake_pid: int | None = None,
 ) -> dict[str, Any]:
     run = Run(ns.sessions)
     sem = asyncio.Semaphore(ns.connect_concurrency)
@@ -224,6 +231,7 @@ async def run_turns(
         C.http_post(C.fake_root(fake_url) + "/_fake/reset")
     warm_errors = sum(run.errors.values())
     cpu0 = C.tree_cpu_s(pid) if pid else 0.0
+    fake0 = C.tree_cpu_s(fake_pid) if fake_pid else 0.0
     rss0 = C.tree_rss(pid) if pid else 0
     c0 = time.process_time()
     prof_ctx: Any = contextlib.nullcontext()
@@ -238,6 +246,7 @@ async def run_turns(
         wall = time.monotonic() - t0
     client_cpu = time.process_time() - c0
     cpu = (C.tree_cpu_s(pid) - cpu0) if pid else None
+    fake_cpu = (C.tree_cpu_s(fake_pid) - fake0) if fake_pid else None
 
     ok = [t for t in run.turns if t.ok]
     token_ns = ns.token_ms * 1e6
@@ -266,6 +275,12 @@ async def run_turns(
         else None,
         "server_cpu_util": round(cpu / wall, 3) if cpu is not None and wall else None,
         "client_cpu_ms_per_turn": round(client_cpu * 1000 / len(ok), 3) if ok else None,
+        "fake_cpu_ms_per_turn": round(fake_cpu * 1000 / len(ok), 3)
+        if fake_cpu is not None and ok
+        else None,
+        "machine_cpu_util": round((cpu + client_cpu + fake_cpu) / wall, 3)
+        if cpu is not None and fake_cpu is not None and wall
+        else None,
         "rss_start_mib": round(rss0 / 2**20, 1) if pid else None,
         "peak_rss_mib": round(rss.peak / 2**20, 1) if pid else None,
     }
@@ -344,6 +359,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--url", help="attach to this ws://…/ws instead of starting a server")
     p.add_argument("--server-pid", type=int, help="with --url: the server's pid (CPU, RSS)")
     p.add_argument("--fake-url", help="with --url: the fake LLM's base URL (added times)")
+    p.add_argument("--fake-pid", type=int, help="with --url: the fake LLM's pid (its CPU)")
     p.add_argument("--catalog", type=Path, help="a built catalog.db to copy (else built)")
     p.add_argument("--sessions", type=int, default=50)
     p.add_argument("--turns", type=int, default=20, help="measured turns per session")
@@ -375,10 +391,16 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     return ns
 
 
-async def _main(ns: argparse.Namespace, ws_url: str, pid: int | None, fake: str | None) -> Any:
+async def _main(
+    ns: argparse.Namespace,
+    ws_url: str,
+    pid: int | None,
+    fake: str | None,
+    fake_pid: int | None = None,
+) -> Any:
     if ns.idle:
         return await run_idle(ns, ws_url, pid)
-    return await run_turns(ns, ws_url, pid, fake)
+    return await run_turns(ns, ws_url, pid, fake, fake_pid)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -386,7 +408,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     C.raise_nofile()
     if ns.url:
         result, loop = C.run_async(
-            _main(ns, ns.url, ns.server_pid, ns.fake_url), use_uvloop=not ns.no_uvloop
+            _main(ns, ns.url, ns.server_pid, ns.fake_url, ns.fake_pid),
+            use_uvloop=not ns.no_uvloop,
         )
     else:
         with C.Stack(
@@ -399,7 +422,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             catalog=ns.catalog,
         ) as stack:
             result, loop = C.run_async(
-                _main(ns, stack.server.ws_url, stack.server.pid, stack.fake.base_url),
+                _main(
+                    ns, stack.server.ws_url, stack.server.pid, stack.fake.base_url, stack.fake.pid
+                ),
                 use_uvloop=not ns.no_uvloop,
             )
     result["client_loop"] = loop
@@ -421,7 +446,8 @@ def report(r: dict[str, Any]) -> str:
         f"{r.get('bench')}: {r['sessions']} sessions, {r['turns']} turns, {r['errors']} errors, "
         f"{r['turns_per_s']} turns/s, server CPU {r['server_cpu_ms_per_turn']} ms/turn "
         f"(util {r['server_cpu_util']}), client CPU {r['client_cpu_ms_per_turn']} ms/turn, "
-        f"peak RSS {r['peak_rss_mib']} MiB"
+        f"fake LLM CPU {r.get('fake_cpu_ms_per_turn')} ms/turn, "
+        f"machine util {r.get('machine_cpu_util')}, peak RSS {r['peak_rss_mib']} MiB"
     ]
     for key in ("ttft_ms", "added_ttft_ms", "overhead_ms", "gap_ms", "added_gap_ms", "turn_ms"):
         s = r.get(key)

@@ -74,6 +74,7 @@ def load_args(script: str, stack: C.Stack, extra: list[str]) -> list[str]:
         str(stack.server.pid),
         "--fake-url",
         stack.fake.base_url,
+        *(["--fake-pid", str(stack.fake.pid)] if script == "load_ws.py" else []),
         "--tokens",
         str(stack.tokens),
         "--first-token-ms",
@@ -93,7 +94,7 @@ def shown(args: list[str]) -> str:
         if skip:
             skip = False
             continue
-        if a in ("--url", "--server-pid", "--fake-url"):
+        if a in ("--url", "--server-pid", "--fake-url", "--fake-pid"):
             skip = True
             continue
         out.append(a)
@@ -319,9 +320,10 @@ def markdown(r: dict[str, Any]) -> str:
         "## Server under load (fake OpenAI server, 60-token answers after one `search_parts` call)",
         "",
         "| run | sessions | turns | errors | turns/s | server CPU ms/turn | client CPU ms/turn "
+        "| fake LLM CPU ms/turn | machine util (cores) "
         "| TTFT p50 / p99 ms | added TTFT p50 / p99 ms | overhead p50 ms | added gap p50 / p99 ms "
         "| peak RSS MiB |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, x in r["load"].items():
         if x.get("bench") == "ws-idle" or "failed" in x:
@@ -329,6 +331,7 @@ def markdown(r: dict[str, Any]) -> str:
         out.append(
             f"| {name} | {x['sessions']} | {x['turns']} | {x['errors']} | {x['turns_per_s']} "
             f"| {x.get('server_cpu_ms_per_turn')} | {x.get('client_cpu_ms_per_turn')} "
+            f"| {x.get('fake_cpu_ms_per_turn', '–')} | {x.get('machine_cpu_util', '–')} "
             f"| {_p(x.get('ttft_ms'), 'p50')} / {_p(x.get('ttft_ms'), 'p99')} "
             f"| {_p(x.get('added_ttft_ms'), 'p50')} / {_p(x.get('added_ttft_ms'), 'p99')} "
             f"| {_p(x.get('overhead_ms'), 'p50')} "

@@ -63,6 +63,9 @@ def test_ws_streams_tokens(smoke: dict) -> None:  # type: ignore[type-arg]
     # Not ``>= 20``: deltas landing within one event-loop pass are coalesced by design.
     assert r["deltas_per_turn"] > 2
     assert r["gap_ms"]["n"] > 0
+    # the machine's budget: the fake LLM's CPU counted beside the server's and the client's
+    assert r["fake_cpu_ms_per_turn"] > 0
+    assert r["machine_cpu_util"] > r["server_cpu_util"]
 
 
 @pytest.mark.timeout(120)
