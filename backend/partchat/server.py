@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import logging
+import socket
+import sys
 from typing import Any
 
 import uvicorn
+from uvicorn.config import STARTUP_FAILURE
+from uvicorn.supervisors import multiprocess
 
 from partchat.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 def configure_logging(settings: Settings) -> None:
@@ -34,10 +40,65 @@ def serve(settings: Settings) -> None:
     }
     if settings.workers > 1:
         # Each worker reads the same environment and builds its own app.
-        uvicorn.run(
-            "partchat.app:create_app_from_env", factory=True, workers=settings.workers, **common
-        )
+        app = "partchat.app:create_app_from_env"
+        if settings.port and hasattr(socket, "SO_REUSEPORT"):
+            _serve_workers_reuse_port(uvicorn.Config(app, factory=True, **common), settings)
+        else:
+            uvicorn.run(app, factory=True, workers=settings.workers, **common)
     else:
         from partchat.app import create_app
 
         uvicorn.run(create_app(settings, freeze_heap=True), **common)
+
+
+def reuse_port_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` that others may share (``SO_REUSEPORT``)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+class _OwnSocketWorker(multiprocess.Process):
+    """A uvicorn worker listening on its own ``SO_REUSEPORT`` socket.
+
+    uvicorn's workers share one listening socket, and whichever is awake first accepts
+    everything queued: a burst of connections could all land on one worker while the
+    other idled (measured: 9 s of CPU against 0 s over 10 s). With a socket each, the
+    kernel spreads new connections over the workers. A worker that dies takes its socket
+    with it, so no connection waits on a queue nobody accepts from.
+    """
+
+    def target(self, sockets: list[socket.socket] | None = None) -> None:  # pragma: no cover
+        config = self.config
+        try:
+            own = reuse_port_socket(config.host, config.port)
+        except OSError as exc:
+            log.error("cannot listen on %s:%s: %s", config.host, config.port, exc)
+            sys.exit(STARTUP_FAILURE)  # the supervisor stops instead of restarting us
+        super().target([own])
+
+
+def _serve_workers_reuse_port(config: uvicorn.Config, settings: Settings) -> None:
+    """uvicorn's supervisor (restarts, signals, health pings) with workers that each
+    listen on their own socket (:class:`_OwnSocketWorker`)."""
+    try:  # fail here, once, if the port is taken, not in every worker
+        reuse_port_socket(settings.host, settings.port).close()
+    except OSError as exc:
+        log.error("cannot listen on %s:%s: %s", settings.host, settings.port, exc)
+        sys.exit(STARTUP_FAILURE)
+    log.info(
+        "partchat: %d workers on http://%s:%d (a socket each, SO_REUSEPORT)",
+        settings.workers,
+        settings.host,
+        settings.port,
+    )
+    config.workers = settings.workers
+    # The supervisor makes its workers through this module global (uvicorn 0.5x).
+    multiprocess.Process = _OwnSocketWorker  # type: ignore[misc]
+    multiprocess.Multiprocess(config, sockets=[]).run()
