@@ -13,7 +13,11 @@ interrupted by a live one.
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -308,3 +312,22 @@ async def test_two_workers_share_a_burst_of_connections(
     assert len(owners) == sessions and len(per_worker) == 2, per_worker
     # By the 4-tuple hash, fewer than 8 of 40 on one worker has odds of ~1 in 24,000.
     assert per_worker[0] >= 8, per_worker
+
+
+def test_workers_on_a_taken_port_stop_with_one_clear_error(data_dir: Path) -> None:
+    """Not a restart loop of workers that cannot listen: the parent checks first."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PARTCHAT_DATA_DIR": str(data_dir), "PARTCHAT_LLM": "offline"}
+        done = subprocess.run(
+            [sys.executable, "-m", "partchat.cli", "serve", "--workers", "2", "--port", str(port)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 3  # uvicorn's STARTUP_FAILURE
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "Address already in use" in done.stderr
