@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from partchat.services import Services
 
 from partchat import http_api
-from partchat.collector import TICK_S as COLLECT_TICK_S
 from partchat.collector import Collector
 from partchat.security import SecurityHeaders
 from partchat.settings import Settings
@@ -100,12 +99,6 @@ async def _sweeper(services: Services) -> None:
         services.metrics.live_sessions.set(len(services.engine.hubs))
 
 
-async def _collect(collector: Collector) -> None:
-    while True:
-        await asyncio.sleep(COLLECT_TICK_S)
-        collector.tick()
-
-
 def _frontend_routes(static_dir: Path) -> list[BaseRoute]:
     if not is_built(static_dir):
 
@@ -141,7 +134,7 @@ def create_app(
         if freeze_heap:
             services.catalog.warm()  # built now, so frozen with the rest
             Collector.install()
-            tasks.append(asyncio.create_task(_collect(Collector(services.engine.busy))))
+            tasks.append(asyncio.create_task(Collector(services.engine.busy).run()))
         try:
             yield
         finally:

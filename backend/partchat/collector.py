@@ -17,6 +17,7 @@ that garbage cycles cannot pile up without bound.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import time
 from collections.abc import Callable
@@ -61,3 +62,9 @@ class Collector:
         self._last = self._clock()
         self.collections += 1
         return True
+
+    async def run(self) -> None:
+        """:meth:`tick` every ``TICK_S`` until cancelled."""
+        while True:
+            await asyncio.sleep(TICK_S)
+            self.tick()

@@ -42,7 +42,8 @@ def serve(settings: Settings) -> None:
         # Each worker reads the same environment and builds its own app.
         app = "partchat.app:create_app_from_env"
         if settings.port and hasattr(socket, "SO_REUSEPORT"):
-            _serve_workers_reuse_port(uvicorn.Config(app, factory=True, **common), settings)
+            config = uvicorn.Config(app, factory=True, workers=settings.workers, **common)
+            _serve_workers_reuse_port(config)
         else:
             uvicorn.run(app, factory=True, workers=settings.workers, **common)
     else:
@@ -64,6 +65,16 @@ def reuse_port_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _listen_or_exit(host: str, port: int) -> socket.socket:
+    """:func:`reuse_port_socket`, or one clear error and uvicorn's startup-failure exit
+    code (its supervisor then stops rather than restarting workers that cannot listen)."""
+    try:
+        return reuse_port_socket(host, port)
+    except OSError as exc:
+        log.error("cannot listen on %s:%s: %s", host, port, exc)
+        sys.exit(STARTUP_FAILURE)
+
+
 class _OwnSocketWorker(multiprocess.Process):
     """A uvicorn worker listening on its own ``SO_REUSEPORT`` socket.
 
@@ -75,30 +86,19 @@ class _OwnSocketWorker(multiprocess.Process):
     """
 
     def target(self, sockets: list[socket.socket] | None = None) -> None:  # pragma: no cover
-        config = self.config
-        try:
-            own = reuse_port_socket(config.host, config.port)
-        except OSError as exc:
-            log.error("cannot listen on %s:%s: %s", config.host, config.port, exc)
-            sys.exit(STARTUP_FAILURE)  # the supervisor stops instead of restarting us
-        super().target([own])
+        super().target([_listen_or_exit(self.config.host, self.config.port)])
 
 
-def _serve_workers_reuse_port(config: uvicorn.Config, settings: Settings) -> None:
+def _serve_workers_reuse_port(config: uvicorn.Config) -> None:
     """uvicorn's supervisor (restarts, signals, health pings) with workers that each
     listen on their own socket (:class:`_OwnSocketWorker`)."""
-    try:  # fail here, once, if the port is taken, not in every worker
-        reuse_port_socket(settings.host, settings.port).close()
-    except OSError as exc:
-        log.error("cannot listen on %s:%s: %s", settings.host, settings.port, exc)
-        sys.exit(STARTUP_FAILURE)
+    _listen_or_exit(config.host, config.port).close()  # a taken port fails here, once
     log.info(
         "partchat: %d workers on http://%s:%d (a socket each, SO_REUSEPORT)",
-        settings.workers,
-        settings.host,
-        settings.port,
+        config.workers,
+        config.host,
+        config.port,
     )
-    config.workers = settings.workers
     # The supervisor makes its workers through this module global (uvicorn 0.5x).
     multiprocess.Process = _OwnSocketWorker  # type: ignore[misc]
     multiprocess.Multiprocess(config, sockets=[]).run()
