@@ -267,8 +267,18 @@ def fake_root(base_url: str) -> str:
     return base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url.rstrip("/")
 
 
+# What ``ServerProc`` runs: partchat, or the issue's plain-LangGraph baseline measured in
+# the same run (``baseline_server.py``).
+IMPLS = {
+    "partchat": ["-m", "partchat.cli", "serve"],
+    "langgraph": [str(BENCH / "baseline_server.py")],
+    "langgraph-nostream": [str(BENCH / "baseline_server.py"), "--no-stream"],
+}
+
+
 class ServerProc:
-    """``partchat serve`` in a child process, configured against an OpenAI-compatible URL."""
+    """``partchat serve`` (or a baseline, ``impl``) in a child process, configured against
+    an OpenAI-compatible URL."""
 
     def __init__(
         self,
@@ -279,7 +289,11 @@ class ServerProc:
         rate_limit: bool = False,
         log_level: str = "info",
         env: dict[str, str] | None = None,
+        impl: str = "partchat",
     ) -> None:
+        if impl not in IMPLS:
+            raise ValueError(f"impl must be one of {sorted(IMPLS)}")
+        self.impl = impl
         self.data_dir = data_dir
         self.llm_base_url = llm_base_url
         self.workers = workers
@@ -324,7 +338,7 @@ class ServerProc:
             "PARTCHAT_MESSAGES_PER_10S": "10" if self.rate_limit else "1000000",
             **self.extra_env,
         }
-        cmd = [PY, "-m", "partchat.cli", "serve"]
+        cmd = [PY, *IMPLS[self.impl]]
         if self.workers > 1:
             cmd += ["--workers", str(self.workers)]
         log = self.log_path.open("ab")
@@ -410,6 +424,7 @@ class Stack:
     catalog: Path | None = None
     keep: bool = False
     env: dict[str, str] | None = None
+    impl: str = "partchat"
     tmp: Path = field(init=False)
     fake: FakeProc = field(init=False)
     server: ServerProc = field(init=False)
@@ -431,6 +446,7 @@ class Stack:
                 rate_limit=self.rate_limit,
                 log_level=self.log_level,
                 env=self.env,
+                impl=self.impl,
             ).start()
         except BaseException:
             self.fake.stop()

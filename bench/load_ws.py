@@ -368,6 +368,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--first-token-ms", type=float, default=0.0)
     p.add_argument("--token-ms", type=float, default=0.0)
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument(
+        "--impl",
+        choices=sorted(C.IMPLS),
+        default="partchat",
+        help="the server started: partchat, or the issue's plain-LangGraph baseline",
+    )
     p.add_argument("--duration", type=float, default=60.0, help="cap on the measured phase (s)")
     p.add_argument("--turn-timeout", type=float, default=120.0)
     p.add_argument("--connect-concurrency", type=int, default=100)
@@ -420,6 +426,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             rate_limit=ns.rate_limit,
             log_level=ns.log_level,
             catalog=ns.catalog,
+            impl=ns.impl,
         ) as stack:
             result, loop = C.run_async(
                 _main(

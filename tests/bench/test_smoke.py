@@ -80,3 +80,15 @@ def test_idle_connections_held(smoke: dict) -> None:  # type: ignore[type-arg]
 def test_component_benches_ran(smoke: dict) -> None:  # type: ignore[type-arg]
     assert smoke["catalog"]["queries"]["search"]["n"] > 0
     assert smoke["llm_stream"]["astream"]["fast_cpu_ms"] > 0
+
+
+@pytest.mark.timeout(120)
+def test_plain_langgraph_baseline_runs(smoke: dict) -> None:  # type: ignore[type-arg]
+    """The issue's baseline is served by bench/baseline_server.py and driven by the same
+    client; stock streaming sends one frame per token (nothing coalesced)."""
+    r = smoke["load"]["baseline_langgraph_smoke"]
+    assert r["errors"] == 0, r["error_kinds"]
+    assert r["turns"] == r["sessions"] * r["turns_per_session"]
+    assert r["matched_turns"] == r["turns"]
+    assert r["deltas_per_turn"] == 20
+    assert "--impl langgraph" in r["cmd"]

@@ -1,0 +1,78 @@
+"""``bench/run_all.py``'s report: partchat against the baselines measured in the same run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def run_all() -> Any:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run_all
+
+        yield run_all
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def run(cpu: float, tps: float) -> dict[str, Any]:
+    return {
+        "sessions": 50,
+        "turns": 100,
+        "errors": 0,
+        "turns_per_s": tps,
+        "server_cpu_ms_per_turn": cpu,
+    }
+
+
+def results(**load: dict[str, Any]) -> dict[str, Any]:
+    machine = {
+        "cpus": 2,
+        "python": "3.11",
+        "platform": "x",
+        "loadavg_start": [0],
+        "loadavg_end": [0],
+    }
+    return {
+        "date": "d",
+        "smoke": False,
+        "machine": machine,
+        "load": load,
+        "errors": 0,
+        "failed": [],
+    }
+
+
+def test_same_run_ratios_use_the_better_of_one_and_two_workers(run_all: Any) -> None:
+    load = {
+        "ws_50": run(4.0, 250.0),
+        "ws_50_2workers": run(5.0, 300.0),
+        "baseline_langgraph": run(20.0, 50.0),
+    }
+    assert run_all.same_run_ratios(load) == (5.0, 6.0)
+    assert run_all.same_run_ratios({"ws_50": load["ws_50"]}) == (None, None)
+
+
+def test_ratio_targets_follow_the_issue(run_all: Any) -> None:
+    load = {"ws_50": run(4.0, 250.0), "baseline_langgraph": run(20.0, 50.0)}
+    rows = {
+        label: (value, goal, lower)
+        for label, value, goal, lower in run_all.targets(results(**load))
+    }
+    cpu = next(v for k, v in rows.items() if k.startswith("same, as a ratio: ≥ 38"))
+    tps = next(v for k, v in rows.items() if k.startswith("same, as a ratio: ≥ 220"))
+    assert cpu == (5.0, 4.75, False)  # 20 ÷ 4 against 38 ÷ 8: met
+    assert tps == (5.0, 8.8, False)  # 250 ÷ 50 against 220 ÷ 25: not met
+    text = run_all.markdown(results(**load))
+    assert "machine factor 0.53" in text  # 20 ms measured ÷ the issue's 38
+    assert (
+        "| same, as a ratio: ≥ 220 ÷ 25 = 8.8× plain LangGraph streaming's turns/s (this run) | 5.0 | **no** |"
+        in text
+    )
