@@ -112,11 +112,11 @@ def create_app(data_dir: Path, *, stream: bool) -> Starlette:
                 chunk, meta = item
                 node = meta.get("langgraph_node")
                 if isinstance(chunk, AIMessageChunk) and chunk.content and node == "llm":
-                    await ws.send_text(frame("text-delta", text=chunk.content))
+                    await ws.send_text(frame("text-delta", delta=chunk.content))
         else:
             final = (await graph.ainvoke(inputs))["messages"]
             if isinstance(final[-1], AIMessage) and final[-1].content:
-                await ws.send_text(frame("text-delta", text=final[-1].content))
+                await ws.send_text(frame("text-delta", delta=final[-1].content))
         history[:] = final
         await ws.send_text(frame("finish", finishReason="stop"))
 

@@ -22,6 +22,7 @@ Matching turns to LLM requests
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import re
@@ -471,6 +472,7 @@ class FakeTimes:
     text_received: int = 0
     text_first: int = 0
     text_done: int = 0
+    text_tokens: dict[int, int] = field(default_factory=dict)  # content length → written ns
 
 
 def fake_times_by_tag(fake_url: str) -> dict[str, FakeTimes]:
@@ -503,6 +505,7 @@ def fake_times_by_tag(fake_url: str) -> dict[str, FakeTimes]:
                 e["first_token_ns"],
                 e["done_ns"],
             )
+            ft.text_tokens = {end: ns for end, ns in e.get("tokens") or ()}
         else:
             ft.tool_received, ft.tool_done = e["received_ns"], e["done_ns"]
     return out
@@ -694,6 +697,22 @@ def profile_summary(collapsed: Path, top: int = 25) -> dict[str, Any]:
 # --- output --------------------------------------------------------------------------------------
 def dumps(obj: Any) -> str:
     return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+
+
+def added_gaps(frames: Sequence[tuple[int, int]], written: dict[int, int]) -> list[int] | None:
+    """Server-added gaps (ns) of one streamed answer: for consecutive frames, the gap at
+    the client minus the gap between the writes, at the fake, of the last token each
+    frame carries. ``frames`` are ``(received ns, content length so far)``; ``written``
+    maps a content length to the ns its token was written (``FakeTimes.text_tokens``).
+    None when a frame does not end on a token the fake logged (text changed on the way,
+    or the fake did not pace)."""
+    added = []
+    for (recv0, end0), (recv1, end1) in itertools.pairwise(frames):
+        w0, w1 = written.get(end0), written.get(end1)
+        if w0 is None or w1 is None:
+            return None
+        added.append((recv1 - recv0) - (w1 - w0))
+    return added
 
 
 def ms(ns: float) -> float:

@@ -168,12 +168,17 @@ class RecordedRequest:
 
 @dataclass(slots=True)
 class LogEntry:
-    """Monotonic-clock nanoseconds of one chat request's milestones (0: not reached)."""
+    """Monotonic-clock nanoseconds of one chat request's milestones (0: not reached).
+
+    ``tokens``: when tokens are paced, ``[characters of content so far, ns]`` as each
+    content token is written, so a client can tell its server's added gaps from the fake's
+    own timer jitter."""
 
     request_id: int
     received_ns: int
     first_token_ns: int = 0
     done_ns: int = 0
+    tokens: list[tuple[int, int]] = field(default_factory=list)
 
     def as_json(self) -> JSON:
         return {
@@ -181,6 +186,7 @@ class LogEntry:
             "received_ns": self.received_ns,
             "first_token_ns": self.first_token_ns,
             "done_ns": self.done_ns,
+            "tokens": self.tokens,
         }
 
 
@@ -641,6 +647,9 @@ class FakeLLM:
             await asyncio.sleep(first_ms / 1000)
         delay = token_ms / 1000
         transport = w.transport
+        # Paced: each content token's write time, by the content length it completes.
+        ends = list(itertools.accumulate(map(len, split_words(reply.text))))
+        timed = len(ends) if delay and not reply.raw_deltas else 0
         for sent, ev in enumerate(events):
             if transport.is_closing():
                 return False
@@ -665,6 +674,8 @@ class FakeLLM:
             w.write(ev)
             if sent == 1:  # events[0] is the role chunk; [1] is the first content
                 entry.first_token_ns = time.monotonic_ns()
+            if 0 < sent <= timed:
+                entry.tokens.append((ends[sent - 1], time.monotonic_ns()))
             await w.drain()
             if delay and sent:
                 await asyncio.sleep(delay)

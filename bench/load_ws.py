@@ -28,7 +28,10 @@ Per turn:
                 request received→first token): all the server's time before the first
                 token, tool execution and two LLM round trips included
   gaps          between consecutive ``text-delta`` frames at the client; added gap =
-                gap − ``--token-ms`` (the fake's per-token delay)
+                gap − the gap between the fake's writes of the tokens that end the two
+                frames (paced runs: the fake logs each token's write time), so the
+                fake's own timer jitter is not charged to the server; unpaced runs, and
+                ``added_gap_nominal_ms``: gap − ``--token-ms``
   server CPU    psutil user+system of the server and its children (workers), measured
                 phase only, / turns; client CPU likewise (process_time), and the fake
                 LLM's (with ``--url``: ``--fake-pid``). All three share the machine, so
@@ -87,13 +90,15 @@ class Turn:
     deltas: int = 0
     ok: bool = False
     error: str | None = None
+    frames: list[tuple[int, int]] | None = None  # (received ns, content length so far)
 
 
 class Run:
     """What the sessions record (one event loop: no locks)."""
 
-    def __init__(self, sessions: int) -> None:
+    def __init__(self, sessions: int, timed: bool = False) -> None:
         self.sessions = sessions
+        self.timed = timed  # tokens paced: record frames for server-added gaps
         self.turns: list[Turn] = []
         self.gaps: list[int] = []  # ns, measured phase only
         self.errors: Counter[str] = Counter()
@@ -139,6 +144,9 @@ async def one_turn(ws: ClientConnection, run: Run, timeout: float) -> Turn:
     recv = ws.recv
     mono = time.monotonic_ns
     turn = Turn(tag, mono())
+    # Paced runs: each frame's content length, matched afterwards to the fake's writes.
+    frames = turn.frames = [] if run.timed and gaps is not None else None
+    length = 0
     prev = 0
     try:
         async with asyncio.timeout(timeout):
@@ -155,6 +163,9 @@ async def one_turn(ws: ClientConnection, run: Run, timeout: float) -> Turn:
                         turn.first = now
                     prev = now
                     turn.deltas += 1
+                    if frames is not None:
+                        length += len(orjson.loads(frame)["delta"])
+                        frames.append((now, length))
                 elif kind == "finish":
                     turn.end = now
                     text = frame if isinstance(frame, str) else frame.decode()
@@ -222,7 +233,7 @@ async def run_turns(
     fake_url: str | None,
     fake_pid: int | None = None,
 ) -> dict[str, Any]:
-    run = Run(ns.sessions)
+    run = Run(ns.sessions, timed=ns.token_ms > 0 and fake_url is not None)
     sem = asyncio.Semaphore(ns.connect_concurrency)
     tasks = [asyncio.create_task(session(ws_url, ns, run, sem)) for _ in range(ns.sessions)]
     await run.all_warm.wait()
@@ -270,6 +281,7 @@ async def run_turns(
         "turn_ms": C.summary([C.ms(t.end - t.sent) for t in ok]),
         "gap_ms": C.summary([C.ms(g) for g in run.gaps], 3),
         "added_gap_ms": C.summary([C.ms(g - token_ns) for g in run.gaps], 3),
+        "added_gap_basis": "nominal",
         "server_cpu_ms_per_turn": round(cpu * 1000 / len(ok), 3)
         if cpu is not None and ok
         else None,
@@ -298,7 +310,31 @@ async def run_turns(
         out["matched_turns"] = len(added)
         out["added_ttft_ms"] = C.summary(added, 3)
         out["overhead_ms"] = C.summary(overhead, 3)
+        if run.timed:
+            server_gaps(out, ok, fake, token_ns)
     return out
+
+
+def server_gaps(
+    out: dict[str, Any], ok: list[Turn], fake: dict[str, C.FakeTimes], token_ns: float
+) -> None:
+    """Paced runs: ``added_gap_ms`` against the fake's real write times (``C.added_gaps``)
+    where a turn's frames match its tokens; the nominal figure (gap − ``--token-ms``) stays
+    as ``added_gap_nominal_ms``, and turns that do not match are counted."""
+    gaps: list[int] = []
+    matched = 0
+    for t in ok:
+        f = fake.get(t.tag)
+        got = C.added_gaps(t.frames or [], f.text_tokens) if f and t.frames else None
+        if got is None:
+            continue
+        matched += 1
+        gaps += got
+    out["added_gap_nominal_ms"] = out["added_gap_ms"]
+    out["gap_matched_turns"] = matched
+    if matched:
+        out["added_gap_ms"] = C.summary([C.ms(g) for g in gaps], 3)
+        out["added_gap_basis"] = "fake writes"
 
 
 async def run_idle(ns: argparse.Namespace, ws_url: str, pid: int | None) -> dict[str, Any]:
@@ -456,7 +492,8 @@ def report(r: dict[str, Any]) -> str:
         f"fake LLM CPU {r.get('fake_cpu_ms_per_turn')} ms/turn, "
         f"machine util {r.get('machine_cpu_util')}, peak RSS {r['peak_rss_mib']} MiB"
     ]
-    for key in ("ttft_ms", "added_ttft_ms", "overhead_ms", "gap_ms", "added_gap_ms", "turn_ms"):
+    keys = ("ttft_ms", "added_ttft_ms", "overhead_ms", "gap_ms", "added_gap_ms")
+    for key in (*keys, "added_gap_nominal_ms", "turn_ms"):
         s = r.get(key)
         if s and s.get("n"):
             lines.append(

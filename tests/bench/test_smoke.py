@@ -63,6 +63,10 @@ def test_ws_streams_tokens(smoke: dict) -> None:  # type: ignore[type-arg]
     # Not ``>= 20``: deltas landing within one event-loop pass are coalesced by design.
     assert r["deltas_per_turn"] > 2
     assert r["gap_ms"]["n"] > 0
+    # paced, so every turn's frames were matched to the fake's token writes
+    assert r["added_gap_basis"] == "fake writes"
+    assert r["gap_matched_turns"] == r["turns"]
+    assert r["added_gap_ms"]["n"] == r["gap_ms"]["n"]
     # the machine's budget: the fake LLM's CPU counted beside the server's and the client's
     assert r["fake_cpu_ms_per_turn"] > 0
     assert r["machine_cpu_util"] > r["server_cpu_util"]

@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-@pytest.fixture(scope="module")
-def run_all() -> Any:
-    sys.path.insert(0, str(BENCH))
-    try:
-        import run_all
-
-        yield run_all
-    finally:
-        sys.path.remove(str(BENCH))
+from bench import run_all
 
 
 def run(cpu: float, tps: float) -> dict[str, Any]:
@@ -50,7 +35,7 @@ def results(**load: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_same_run_ratios_use_the_better_of_one_and_two_workers(run_all: Any) -> None:
+def test_same_run_ratios_use_the_better_of_one_and_two_workers() -> None:
     load = {
         "ws_50": run(4.0, 250.0),
         "ws_50_2workers": run(5.0, 300.0),
@@ -60,7 +45,7 @@ def test_same_run_ratios_use_the_better_of_one_and_two_workers(run_all: Any) -> 
     assert run_all.same_run_ratios({"ws_50": load["ws_50"]}) == (None, None)
 
 
-def test_ratio_targets_follow_the_issue(run_all: Any) -> None:
+def test_ratio_targets_follow_the_issue() -> None:
     load = {"ws_50": run(4.0, 250.0), "baseline_langgraph": run(20.0, 50.0)}
     rows = {
         label: (value, goal, lower)
