@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -117,13 +118,15 @@ def _frontend_routes(static_dir: Path) -> list[BaseRoute]:
 
 
 def create_app(
-    settings: Settings, *, chat_model: BaseChatModel | None = None, freeze_heap: bool = False
+    settings: Settings, *, chat_model: BaseChatModel | None = None, own_process: bool = False
 ) -> Starlette:
     """Build the app; nothing is opened until the lifespan starts.
 
     ``chat_model`` replaces the one the settings select (tests pass fakes here).
-    ``freeze_heap``: the server process takes over full garbage collections (see
-    :mod:`partchat.collector`); not tests, which build many apps in one process.
+    ``own_process``: the app is its process's server and tunes what is process-wide: it
+    takes over full garbage collections (:mod:`partchat.collector`) and sets the GIL
+    switch interval (``settings.gil_switch_ms``); not tests, which build many apps in
+    one process.
     """
 
     @asynccontextmanager
@@ -131,7 +134,10 @@ def create_app(
         services = await open_services(settings, chat_model=chat_model)
         app.state.services = services
         tasks = [asyncio.create_task(_sweeper(services))]
-        if freeze_heap:
+        if own_process:
+            # The loop thread re-takes the GIL for every callback; a SQLite thread
+            # holding it made each wait up to Python's 5 ms default (see settings).
+            sys.setswitchinterval(settings.gil_switch_ms / 1000)
             services.catalog.warm()  # built now, so frozen with the rest
             Collector.install()
             tasks.append(asyncio.create_task(Collector(services.engine.busy).run()))
@@ -162,4 +168,4 @@ def create_app(
 
 def create_app_from_env() -> Starlette:
     """Factory for ``uvicorn --factory`` (multi-worker serving)."""
-    return create_app(Settings.from_env(), freeze_heap=True)
+    return create_app(Settings.from_env(), own_process=True)

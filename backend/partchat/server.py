@@ -49,7 +49,7 @@ def serve(settings: Settings) -> None:
     else:
         from partchat.app import create_app
 
-        uvicorn.run(create_app(settings, freeze_heap=True), **common)
+        uvicorn.run(create_app(settings, own_process=True), **common)
 
 
 def reuse_port_socket(host: str, port: int) -> socket.socket:

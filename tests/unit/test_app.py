@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,10 @@ def settings(tmp_path: Path, catalog_db: Path) -> Settings:
 
 def test_the_server_freezes_its_startup_heap(settings: Settings, gc_state: None) -> None:
     gc.unfreeze()
-    with TestClient(create_app(settings, freeze_heap=True)) as client:
+    sys.setswitchinterval(0.005)
+    settings = settings.with_overrides(gil_switch_ms=0.25)
+    with TestClient(create_app(settings, own_process=True)) as client:
+        assert sys.getswitchinterval() == pytest.approx(0.00025)
         assert client.get("/health").status_code == 200
         assert gc.get_freeze_count() > 0  # the catalog, graph and modules: never walked again
         assert gc.get_threshold()[2] == NEVER  # full collections: partchat.collector's
@@ -33,7 +37,9 @@ def test_the_server_freezes_its_startup_heap(settings: Settings, gc_state: None)
 def test_apps_built_by_tests_leave_the_collector_alone(settings: Settings, gc_state: None) -> None:
     gc.unfreeze()
     threshold = gc.get_threshold()
+    interval = sys.getswitchinterval()
     with TestClient(create_app(settings)) as client:
         assert client.get("/health").status_code == 200
         assert gc.get_freeze_count() == 0
         assert gc.get_threshold() == threshold
+        assert sys.getswitchinterval() == interval

@@ -75,3 +75,10 @@ def test_websocket_limits_and_compression() -> None:
         Settings.from_env({"PARTCHAT_MESSAGES_PER_10S": "0"})
     with pytest.raises(SettingsError, match=r"PARTCHAT_WS_COMPRESSION.*on.*off"):
         Settings.from_env({"PARTCHAT_WS_COMPRESSION": "yes"})
+
+
+def test_gil_switch_interval() -> None:
+    assert Settings.from_env({}).gil_switch_ms == 0.5
+    assert Settings.from_env({"PARTCHAT_GIL_SWITCH_MS": "2"}).gil_switch_ms == 2.0
+    with pytest.raises(SettingsError, match="PARTCHAT_GIL_SWITCH_MS"):
+        Settings.from_env({"PARTCHAT_GIL_SWITCH_MS": "0"})
