@@ -508,10 +508,12 @@ def same_run_section(r: dict[str, Any]) -> list[str]:
     ]
 
 
-def same_run_ratios(load: dict[str, Any]) -> tuple[float | None, float | None]:
+def same_run_ratios(
+    load: dict[str, Any], baseline: str = "baseline_langgraph"
+) -> tuple[float | None, float | None]:
     """(baseline CPU ÷ partchat CPU, partchat best throughput ÷ baseline throughput)
-    against the plain-LangGraph streaming baseline of this run."""
-    base = load.get("baseline_langgraph") or {}
+    against a baseline measured in this run."""
+    base = load.get(baseline) or {}
     cpu = (load.get("ws_50") or {}).get("server_cpu_ms_per_turn")
     bcpu, btps, tps = base.get("server_cpu_ms_per_turn"), base.get("turns_per_s"), best_tps(load)
     return (
@@ -520,34 +522,63 @@ def same_run_ratios(load: dict[str, Any]) -> tuple[float | None, float | None]:
     )
 
 
+def ratio_targets(load: dict[str, Any]) -> list[tuple[str, float | None, float, bool]]:
+    """The issue's CPU and throughput targets as ratios to its baselines, against the
+    same baselines measured in this run. The issue gives plain LangGraph without
+    streaming 75-110 turns/s and the Node original ~110: the throughput target (twice
+    the Node original's) is 2.0-2.93x the former; the stricter end is checked."""
+    b, t = C.BASELINES, C.TARGETS
+    s_cpu, s_tps = same_run_ratios(load, "baseline_langgraph")
+    n_cpu, n_tps = same_run_ratios(load, "baseline_langgraph_nostream")
+    lg, ns = b["langgraph"], b["langgraph_nostream"]
+    low, high = ns["tps"]
+    return [
+        (
+            f"CPU ≥ {lg['cpu_ms']:g} ÷ {t['cpu_ms_per_turn']:g} = 4.75× less than plain "
+            "LangGraph streaming (this run)",
+            s_cpu,
+            round(float(lg["cpu_ms"]) / t["cpu_ms_per_turn"], 2),
+            False,
+        ),
+        (
+            f"CPU ≥ {ns['cpu_ms']:g} ÷ {t['cpu_ms_per_turn']:g} = 1.125× less than plain "
+            "LangGraph, streaming off (this run)",
+            n_cpu,
+            round(float(ns["cpu_ms"]) / t["cpu_ms_per_turn"], 3),
+            False,
+        ),
+        (
+            f"throughput ≥ {t['turns_per_s']:g} ÷ {lg['tps']:g} = 8.8× plain LangGraph "
+            "streaming's (this run)",
+            s_tps,
+            round(t["turns_per_s"] / float(lg["tps"]), 2),
+            False,
+        ),
+        (
+            f"throughput ≥ {t['turns_per_s']:g} ÷ {high:g}–{low:g} = 2.0–2.93× plain "
+            "LangGraph's, streaming off (this run; 2.93 checked)",
+            n_tps,
+            round(t["turns_per_s"] / low, 2),
+            False,
+        ),
+    ]
+
+
 def targets(r: dict[str, Any]) -> list[tuple[str, float | None, float, bool]]:
     load = r["load"]
     ws = load.get("ws_50") or {}
     idle = load.get("idle") or {}
     k = load.get("ws_1000_20tps") or {}
     real = load.get("ws_50_realistic") or {}
-    cpu_ratio, tps_ratio = same_run_ratios(load)
-    lg = C.BASELINES["langgraph"]
     return [
         ("CPU per streamed turn ≤ 8 ms (ws_50)", ws.get("server_cpu_ms_per_turn"), 8.0, True),
-        (
-            "same, as a ratio: ≥ 38 ÷ 8 = 4.75× less CPU than plain LangGraph streaming (this run)",
-            cpu_ratio,
-            round(float(lg["cpu_ms"]) / C.TARGETS["cpu_ms_per_turn"], 2),
-            False,
-        ),
         (
             "saturated throughput ≥ 220 turns/s (best of 1 and 2 workers)",
             best_tps(load),
             220.0,
             False,
         ),
-        (
-            "same, as a ratio: ≥ 220 ÷ 25 = 8.8× plain LangGraph streaming's turns/s (this run)",
-            tps_ratio,
-            round(C.TARGETS["turns_per_s"] / float(lg["tps"]), 2),
-            False,
-        ),
+        *ratio_targets(load),
         (
             "server-added TTFT p99 ≤ 5 ms at 50 sessions (saturating, ws_50)",
             (ws.get("added_ttft_ms") or {}).get("p99"),
