@@ -75,6 +75,7 @@ from partchat.loop_sqlite import (
     fetch_one,
     in_transaction,
 )
+from partchat.protocol import HistoryMessage
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -237,17 +238,6 @@ class BeginTurn:
     turn: TurnRecord
     user_message_id: str
     duplicate: bool
-
-
-class HistoryMessage(TypedDict):
-    """One message as the wire protocol's ``ready.history`` carries it."""
-
-    id: str
-    role: Role
-    text: str
-    turnId: str
-    status: MessageStatus
-    toolOutputs: list[dict[str, Any]]
 
 
 # --------------------------------------------------------------------------- ids
@@ -896,21 +886,27 @@ class SessionStore:
 
     # ----------------------------------------------------------------- reads
 
-    async def history(self, session_id: str, limit: int = 50) -> list[HistoryMessage]:
-        """The session's most recent ``limit`` messages, oldest first."""
+    async def history(
+        self, session_id: str, limit: int = 50, *, client_ids: bool = False
+    ) -> list[HistoryMessage]:
+        """The session's most recent ``limit`` messages, oldest first.
+
+        ``client_ids``: user messages under the client's message id (the wire's), read
+        with their turns in the same query, instead of the store's own id."""
         if not is_valid_id(session_id) or limit <= 0:
             return []
         rows = await self._read(
             fetch_all(
-                "SELECT id, role, text, turn_id, status, tool_outputs FROM messages"
-                " WHERE session_id = ? ORDER BY seq DESC LIMIT ?",
+                "SELECT m.id, m.role, m.text, m.turn_id, m.status, m.tool_outputs,"
+                " t.client_message_id FROM messages m LEFT JOIN turns t ON t.id = m.turn_id"
+                " WHERE m.session_id = ? ORDER BY m.seq DESC LIMIT ?",
                 (session_id, int(limit)),
             )
         )
         rows.reverse()
         return [
             {
-                "id": row[0],
+                "id": row[6] if client_ids and row[1] == "user" and row[6] else row[0],
                 "role": row[1],
                 "text": row[2],
                 "turnId": row[3],

@@ -609,29 +609,7 @@ def _stored_turn(hub: Hub, client_message_id: str) -> str | None:
 async def stored_history(store: SessionStore, session_id: str, limit: int) -> list[HistoryMessage]:
     """The session's stored history as the wire carries it: user messages under the
     client's message id (the store keys them by its own id)."""
-    rows = await store.history(session_id, limit=limit)
-    client_ids: dict[str, str] = {}
-    for row in rows:
-        if row["role"] == "user" and row["turnId"] not in client_ids:
-            turn = await store.get_turn(row["turnId"])
-            if turn is not None:
-                client_ids[row["turnId"]] = turn.client_message_id
-    history = [_history_message(row) for row in rows]
-    for message in history:
-        if message["role"] == "user":
-            message["id"] = client_ids.get(message["turnId"], message["id"])
-    return history
-
-
-def _history_message(m: Any) -> HistoryMessage:
-    return HistoryMessage(
-        id=m["id"],
-        role=m["role"],
-        text=m["text"],
-        turnId=m["turnId"],
-        status=m["status"],
-        toolOutputs=list(m.get("toolOutputs") or []),
-    )
+    return await store.history(session_id, limit=limit, client_ids=True)
 
 
 def _to_lc(m: HistoryMessage, message_id: str) -> BaseMessage:

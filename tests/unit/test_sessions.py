@@ -418,6 +418,21 @@ async def test_history_order_and_limit(store: SessionStore, clock: Clock) -> Non
     assert await store.history(new_session_id()) == []
 
 
+async def test_history_with_client_ids_names_user_messages_as_the_client_did(
+    store: SessionStore,
+) -> None:
+    session = await store.create_session()
+    first = await store.begin_turn(session.id, "client-1", "question 1", seq_reserved=1)
+    await finish(store, first.turn.id, "answer 1")
+    second = await store.begin_turn(session.id, "client-2", "question 2", seq_reserved=2)
+
+    own = await store.history(session.id)
+    wire = await store.history(session.id, client_ids=True)
+    assert [m["id"] for m in own] == [first.user_message_id, own[1]["id"], second.user_message_id]
+    assert [m["id"] for m in wire] == ["client-1", own[1]["id"], "client-2"]
+    assert [{**m, "id": ""} for m in wire] == [{**m, "id": ""} for m in own]
+
+
 # ----------------------------------------------------------------------------- restart
 
 
