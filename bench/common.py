@@ -22,6 +22,7 @@ Matching turns to LLM requests
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import math
 import os
@@ -701,6 +702,21 @@ def profile_summary(collapsed: Path, top: int = 25) -> dict[str, Any]:
 # --- output --------------------------------------------------------------------------------------
 def dumps(obj: Any) -> str:
     return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+
+
+@contextlib.contextmanager
+def no_gc() -> Iterator[None]:
+    """No garbage collection in a load client while it measures: it is the instrument,
+    and a full collection over 1,000 connections' objects stalls its loop for tens of
+    milliseconds, which would be charged to the server."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
 
 
 def added_gaps(frames: Sequence[tuple[int, int]], written: dict[int, int]) -> list[int] | None:

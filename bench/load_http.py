@@ -127,7 +127,7 @@ async def run_turns(
         cpu0 = C.tree_cpu_s(pid) if pid else 0.0
         rss0 = C.tree_rss(pid) if pid else 0
         c0 = time.process_time()
-        with C.RssSampler(pid) as rss:
+        with C.RssSampler(pid) as rss, C.no_gc():
             t0 = time.monotonic()
             run.deadline = t0 + ns.duration
             run.go.set()

@@ -51,7 +51,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import sys
 import time
 from collections import Counter
@@ -242,11 +241,6 @@ async def run_turns(
     if fake_url:
         C.http_post(C.fake_root(fake_url) + "/_fake/reset")
     warm_errors = sum(run.errors.values())
-    # The client is the measuring instrument: no full collection of its 1,000
-    # connections' objects may stall it mid-run and show up as the server's gap.
-    gc.collect()
-    gc.freeze()
-    gc.disable()
     cpu0 = C.tree_cpu_s(pid) if pid else 0.0
     fake0 = C.tree_cpu_s(fake_pid) if fake_pid else 0.0
     rss0 = C.tree_rss(pid) if pid else 0
@@ -254,16 +248,12 @@ async def run_turns(
     prof_ctx: Any = contextlib.nullcontext()
     if ns.profile and pid:
         prof_ctx = C.PySpy(pid, Path(ns.profile), rate=ns.profile_rate, native=ns.profile_native)
-    with C.RssSampler(pid) as rss, prof_ctx:
+    with C.RssSampler(pid) as rss, prof_ctx, C.no_gc():
         t0 = time.monotonic()
         run.deadline = t0 + ns.duration
         run.measuring = True
         run.go.set()
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            gc.enable()
-            gc.unfreeze()
+        await asyncio.gather(*tasks)
         wall = time.monotonic() - t0
     client_cpu = time.process_time() - c0
     cpu = (C.tree_cpu_s(pid) - cpu0) if pid else None
