@@ -81,6 +81,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "BeginTurn",
     "FinishReason",
+    "FinishTurn",
     "HistoryMessage",
     "MessageStatus",
     "Role",
@@ -207,6 +208,7 @@ class SessionRecord:
     context: SessionContext
     last_seq: int
     seq_reserved: int
+    version: int = 0  # moves with every write to the session (see _MIGRATIONS, version 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +240,13 @@ class BeginTurn:
     turn: TurnRecord
     user_message_id: str
     duplicate: bool
+    session_version: int | None = None  # see SessionStore.begin_turn's expect_version
+
+
+@dataclass(frozen=True, slots=True)
+class FinishTurn:
+    message_id: str
+    session_version: int | None = None  # see SessionStore.finish_turn's expect_version
 
 
 # --------------------------------------------------------------------------- ids
@@ -322,6 +331,22 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
+    # version 3: a session's version, moved by every write that changes what a hub holds
+    # (its row's context and seqs, its turns, its messages), so a process can tell whether
+    # another one wrote *this* session since it read it. Triggers, so no write forgets.
+    (
+        "ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+        *(
+            f"CREATE TRIGGER {name} AFTER {event} BEGIN"
+            f" UPDATE sessions SET version = version + 1 WHERE id = NEW.{key}; END"
+            for name, event, key in (
+                ("sessions_version", "UPDATE OF context, last_seq, seq_reserved ON sessions", "id"),
+                ("turns_insert_version", "INSERT ON turns", "session_id"),
+                ("turns_update_version", "UPDATE ON turns", "session_id"),
+                ("messages_version", "INSERT ON messages", "session_id"),
+            )
+        ),
+    ),
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -330,7 +355,7 @@ _TURN_COLUMNS = (
     "id, session_id, client_message_id, status, finish_reason, started_at, ended_at, timings, owner"
 )
 _WORKER_COLUMNS = "boot_id, pid, host, started_at, heartbeat_at"
-_SESSION_COLUMNS = "id, created_at, updated_at, context, last_seq, seq_reserved"
+_SESSION_COLUMNS = "id, created_at, updated_at, context, last_seq, seq_reserved, version"
 _INSERT_MESSAGE = (
     "INSERT INTO messages"
     " (id, session_id, turn_id, role, text, status, tool_outputs, created_at, seq)"
@@ -341,6 +366,25 @@ _INSERT_MESSAGE = (
 
 def _dumps(value: object) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+_SELECT_VERSION = "SELECT version FROM sessions WHERE id = ?"
+
+
+def _version(conn: LoopConnection, session_id: str) -> int | None:
+    row = conn.execute(_SELECT_VERSION, (session_id,)).fetchone()
+    return int(row[0]) if row else None
+
+
+def _kept(
+    conn: LoopConnection, session_id: str, before: int | None, expect: int | None
+) -> int | None:
+    """The session's version now, if it was ``expect`` when this write began: the
+    writer's view plus its own write is the whole session. Else None (another process
+    wrote the session since the writer read it)."""
+    if expect is None or before != expect:
+        return None
+    return _version(conn, session_id)
 
 
 def _load_context(raw: str | None) -> SessionContext:
@@ -360,6 +404,7 @@ def _session_from_row(row: Sequence[Any]) -> SessionRecord:
         context=_load_context(row[3]),
         last_seq=row[4],
         seq_reserved=row[5],
+        version=row[6],
     )
 
 
@@ -549,12 +594,12 @@ class SessionStore:
 
         def create(conn: LoopConnection) -> None:
             conn.execute(
-                f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, 0, 0)",
+                f"INSERT INTO sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, 0, 0, 0)",
                 (session_id, now, now, payload),
             )
 
         await self._write(create)
-        return SessionRecord(session_id, now, now, context, 0, 0)
+        return SessionRecord(session_id, now, now, context, 0, 0, 0)
 
     async def get_session(self, session_id: str) -> SessionRecord | None:
         if not is_valid_id(session_id):
@@ -566,22 +611,37 @@ class SessionStore:
             _session_from_row,
         )
 
-    async def save_context(self, session_id: str, context: Mapping[str, Any]) -> None:
-        """Replace the session's context. Raises :class:`UnknownSession`."""
+    async def session_version(self, session_id: str) -> int | None:
+        """The session's version (None: no such session). It moves with every write to
+        the session, by any process."""
+        if not is_valid_id(session_id):
+            return None
+        row = await self._read(fetch_one(_SELECT_VERSION, (session_id,)))
+        return int(row[0]) if row else None
+
+    async def save_context(
+        self, session_id: str, context: Mapping[str, Any], *, expect_version: int | None = None
+    ) -> int | None:
+        """Replace the session's context. Raises :class:`UnknownSession`.
+
+        Returns the session's version after the write when it was ``expect_version``
+        before it (the caller's view of the session is still whole), else None."""
         if not is_valid_id(session_id):
             raise UnknownSession(session_id)
         payload = _dumps(dict(context))
         now = self._clock()
 
-        def save(conn: LoopConnection) -> None:
+        def save(conn: LoopConnection) -> int | None:
+            before = _version(conn, session_id)
             cursor = conn.execute(
                 "UPDATE sessions SET context = ?, updated_at = ? WHERE id = ?",
                 (payload, now, session_id),
             )
             if cursor.rowcount == 0:
                 raise UnknownSession(session_id)
+            return _kept(conn, session_id, before, expect_version)
 
-        await self._write(save)
+        return await self._write(save)
 
     # ----------------------------------------------------------------- turns
 
@@ -593,6 +653,7 @@ class SessionStore:
         *,
         seq_reserved: int,
         owner: str | None = None,
+        expect_version: int | None = None,
     ) -> BeginTurn:
         """Store the user message and a ``running`` turn, committed before returning.
 
@@ -603,7 +664,8 @@ class SessionStore:
         *another* owner raises :class:`TurnRunningElsewhere` (nothing written), so two
         processes never run turns of one session at once. Raises :class:`UnknownSession`,
         :class:`StorageUnavailable` (nothing written), ``ValueError`` for a client message
-        id that is empty or longer than 256 characters.
+        id that is empty or longer than 256 characters. ``expect_version``: as in
+        :meth:`save_context`, the result's ``session_version``.
         """
         if not is_valid_id(session_id):
             raise UnknownSession(session_id)
@@ -617,6 +679,7 @@ class SessionStore:
         reserved = int(seq_reserved)
 
         def begin(conn: LoopConnection) -> BeginTurn:
+            before = _version(conn, session_id)
             row = conn.execute(
                 f"SELECT {_TURN_COLUMNS} FROM turns WHERE session_id = ? AND client_message_id = ?",
                 (session_id, client_message_id),
@@ -626,7 +689,12 @@ class SessionStore:
                 found = conn.execute(
                     "SELECT id FROM messages WHERE turn_id = ? AND role = 'user'", (turn.id,)
                 ).fetchone()
-                return BeginTurn(turn=turn, user_message_id=found[0], duplicate=True)
+                return BeginTurn(
+                    turn=turn,
+                    user_message_id=found[0],
+                    duplicate=True,
+                    session_version=_kept(conn, session_id, before, expect_version),
+                )
 
             if owner is not None:
                 elsewhere = conn.execute(
@@ -668,7 +736,12 @@ class SessionStore:
                 _INSERT_MESSAGE,
                 (message_id, session_id, turn.id, "user", text, "complete", None, now, session_id),
             )
-            return BeginTurn(turn=turn, user_message_id=message_id, duplicate=False)
+            return BeginTurn(
+                turn=turn,
+                user_message_id=message_id,
+                duplicate=False,
+                session_version=_kept(conn, session_id, before, expect_version),
+            )
 
         return await self._write(begin)
 
@@ -683,8 +756,10 @@ class SessionStore:
         context: Mapping[str, Any],
         last_seq: int,
         timings: Mapping[str, Any],
-    ) -> str:
-        """Store the assistant message and close the turn; returns the message id.
+        expect_version: int | None = None,
+    ) -> FinishTurn:
+        """Store the assistant message and close the turn; returns the message id (and,
+        for ``expect_version``, as in :meth:`save_context`, the session's version).
 
         ``status`` is the *message's* status; the turn becomes ``complete`` for
         ``finish_reason`` stop/length, ``aborted`` for aborted, ``failed`` for error. The
@@ -706,20 +781,22 @@ class SessionStore:
         timings_json = _dumps(dict(timings))
         seq = int(last_seq)
 
-        def finish(conn: LoopConnection) -> str:
+        def finish(conn: LoopConnection) -> FinishTurn:
             row = conn.execute(
                 "SELECT session_id, status FROM turns WHERE id = ?", (turn_id,)
             ).fetchone()
             if not row:
                 raise UnknownTurn(turn_id)
             session_id, turn_status = row
+            before = _version(conn, session_id)
             if turn_status != "running":
                 found = conn.execute(
                     "SELECT id FROM messages WHERE turn_id = ? AND role = 'assistant'",
                     (turn_id,),
                 ).fetchone()
                 if found:
-                    return str(found[0])
+                    kept = _kept(conn, session_id, before, expect_version)
+                    return FinishTurn(str(found[0]), kept)
                 raise StoreError(f"turn {turn_id} is {turn_status} without an answer")
             now = self._clock()
             message_id = new_message_id()
@@ -747,7 +824,7 @@ class SessionStore:
                 " WHERE id = ?",
                 (context_json, seq, now, session_id),
             )
-            return message_id
+            return FinishTurn(message_id, _kept(conn, session_id, before, expect_version))
 
         return await self._shielded(self._write(finish))
 

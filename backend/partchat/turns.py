@@ -96,10 +96,13 @@ class Hub:
     turn: TurnRun | None = None
     starting: bool = False  # a submit is storing its user message (the turn is not set yet)
     idle_since: float = field(default_factory=time.monotonic)
-    # Multi-process serving: the store's data_version when the hub was read (another
-    # process's commit changes it), and the turn of this session another live process
-    # was running then (this process cannot stream it; the hub is re-read until it ends).
+    # Multi-process serving: the store's data_version when the hub was last known whole
+    # (another process's commit, to any session, changes it); the session's own version
+    # then (only a write to this session changes it; -1: unknown, read the store); and
+    # the turn of this session another live process was running (this process cannot
+    # stream it; the hub is re-read until it ends).
     version: int = -1
+    session_version: int = -1
     elsewhere: TurnRecord | None = None
 
     def publish(self, event: TurnEvent | dict[str, Any], turn_id: str) -> int:
@@ -200,7 +203,14 @@ class TurnEngine:
                 self._locks.pop(session_id, None)
         version = await self.store.data_version()
         record = await self.store.create_session()
-        hub = Hub(record.id, _context(record.context), [], record.last_seq, version=version)
+        hub = Hub(
+            record.id,
+            _context(record.context),
+            [],
+            record.last_seq,
+            version=version,
+            session_version=record.version,
+        )
         self.hubs[record.id] = hub
         return hub, False
 
@@ -216,14 +226,23 @@ class TurnEngine:
 
         Never while a turn of it runs here (the hub is the truth then). Always while a
         turn of it was running in another process. Otherwise when another process has
-        committed anything since the hub was read (``PRAGMA data_version``: one process
-        alone never sees it change, so a lone server never re-reads).
+        written this session since the hub was whole: only then has the session's version
+        moved past the hub's. That is read only when another process has committed
+        anything at all (``PRAGMA data_version``: one process alone never sees it change,
+        so a lone server never reads it).
         """
         if hub.turn is not None:
             return False
         if hub.elsewhere is not None:
             return True
-        return await self.store.data_version() != hub.version
+        data_version = await self.store.data_version()
+        if data_version == hub.version:
+            return False
+        # data_version first: a write after it moves it again, so is caught next time.
+        if await self.store.session_version(hub.session_id) != hub.session_version:
+            return True
+        hub.version = data_version
+        return False
 
     async def _snapshot(self, session_id: str, *, reap: bool = True) -> _Snapshot | None:
         """The stored session (None: unknown). A turn of it left ``running`` by a dead
@@ -325,13 +344,16 @@ class TurnEngine:
                 if snapshot is not None:
                     _refresh(hub, snapshot)
             try:
-                return await self.store.begin_turn(
+                begun = await self.store.begin_turn(
                     hub.session_id,
                     client_message_id,
                     text,
                     seq_reserved=hub.last_seq + SEQ_RESERVE,
                     owner=self.workers.boot_id,
+                    expect_version=hub.session_version,
                 )
+                _wrote(hub, begun.session_version)
+                return begun
             except TurnRunningElsewhere as exc:
                 hub.elsewhere = exc.turn  # read the hub again before the next try
                 if attempt or await self.workers.owner_alive(exc.turn.owner):
@@ -378,7 +400,7 @@ class TurnEngine:
                 if new_context is not None and new_context != context:
                     context = new_context
                     hub.context = context
-                    await self._save_context_early(hub.session_id, context)
+                    await self._save_context_early(hub, context)
                 # The graph's next node runs when this loop asks for it: it waits its turn
                 # while the server is saturated (answers streaming meanwhile go first).
                 await self.gate.admit(started=True)
@@ -449,10 +471,13 @@ class TurnEngine:
         run.flush_text = flush
         return on_text
 
-    async def _save_context_early(self, session_id: str, context: Context) -> None:
+    async def _save_context_early(self, hub: Hub, context: Context) -> None:
         """Persist what extract learned before the answer streams, so a crash mid-turn keeps it."""
         try:
-            await self.store.save_context(session_id, dict(context))
+            kept = await self.store.save_context(
+                hub.session_id, dict(context), expect_version=hub.session_version
+            )
+            _wrote(hub, kept)
         except Exception as exc:  # the turn's finish saves it again; a failure here costs nothing
             log.warning("early context save failed: %s", type(exc).__name__)
 
@@ -490,7 +515,7 @@ class TurnEngine:
         # The finish event's seq is what the store records as last_seq.
         finish_seq = hub.last_seq + 1
         try:
-            message_id = await self.store.finish_turn(
+            finished = await self.store.finish_turn(
                 run.turn_id,
                 text=text,
                 status=status,
@@ -499,8 +524,12 @@ class TurnEngine:
                 context=dict(context),
                 last_seq=finish_seq,
                 timings=timings,
+                expect_version=hub.session_version,
             )
+            message_id = finished.message_id
+            _wrote(hub, finished.session_version)
         except Exception:
+            _wrote(hub, None)  # the hub now holds an answer the store does not
             log.exception("turn %s: could not store the answer", run.turn_id)
             message_id = "m_unsaved_" + run.turn_id
         hub.history.append(
@@ -595,6 +624,13 @@ def _refresh(hub: Hub, snapshot: _Snapshot) -> None:
     hub.last_seq = snapshot.last_seq
     hub.elsewhere = snapshot.elsewhere
     hub.version = snapshot.version
+    hub.session_version = snapshot.record.version
+
+
+def _wrote(hub: Hub, session_version: int | None) -> None:
+    """After this process wrote the session: the hub stays whole at the new version, or,
+    when another process had written it first (None), is read again next time."""
+    hub.session_version = -1 if session_version is None else session_version
 
 
 def _stored_turn(hub: Hub, client_message_id: str) -> str | None:

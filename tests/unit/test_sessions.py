@@ -82,7 +82,7 @@ async def finish(
     context: dict[str, Any] | None = None,
     tool_outputs: list[dict[str, Any]] | None = None,
 ) -> str:
-    return await store.finish_turn(
+    finished = await store.finish_turn(
         turn_id,
         text=text,
         status=status,
@@ -92,6 +92,7 @@ async def finish(
         last_seq=last_seq,
         timings={"llm_ms": 12.5},
     )
+    return finished.message_id
 
 
 # ----------------------------------------------------------------------------- open

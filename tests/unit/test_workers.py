@@ -79,7 +79,7 @@ def rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
 
 
 async def finish(store: SessionStore, turn_id: str, last_seq: int) -> str:
-    return await store.finish_turn(
+    finished = await store.finish_turn(
         turn_id,
         text="done",
         status="complete",
@@ -89,6 +89,7 @@ async def finish(store: SessionStore, turn_id: str, last_seq: int) -> str:
         last_seq=last_seq,
         timings={},
     )
+    return finished.message_id
 
 
 # ----------------------------------------------------------------------------- schema
@@ -108,8 +109,10 @@ async def test_a_version_1_database_migrates_and_keeps_its_turns(db_path: Path) 
         )
     store = await SessionStore.open(db_path)
     try:
-        assert SCHEMA_VERSION == 2
-        assert await store.schema_version() == 2
+        assert SCHEMA_VERSION == 3
+        assert await store.schema_version() == 3
+        session = await store.get_session("s_legacy_session_01")
+        assert session is not None and (session.last_seq, session.version) == (3, 0)
         turn = await store.get_turn("t_legacy_turn_00001")
         assert turn is not None and turn.status == "running" and turn.owner is None
         assert await store.workers() == []
@@ -222,6 +225,67 @@ async def test_data_version_moves_only_for_another_connections_commits(
     moved = await a.data_version()
     assert moved != start  # another process's write
     assert await a.data_version() == moved
+
+
+async def test_a_session_version_moves_with_every_write_to_that_session_only(
+    stores: tuple[SessionStore, SessionStore],
+) -> None:
+    a, b = stores
+    session = await a.create_session()
+    other = await b.create_session()
+    assert session.version == 0
+    seen = [await a.session_version(session.id)]
+
+    async def moved() -> bool:
+        now = await a.session_version(session.id)
+        grew = now is not None and now > seen[-1]  # type: ignore[operator]
+        seen.append(now)
+        return grew
+
+    await b.save_context(session.id, {**empty_context(), "productModel": "WRS325SDHZ"})
+    assert await moved()
+    begun = await b.begin_turn(session.id, "c1", "hello", seq_reserved=5, owner="w_b")
+    assert await moved()
+    await finish(b, begun.turn.id, 3)
+    assert await moved()
+    await b.begin_turn(session.id, "c2", "again", seq_reserved=6, owner="w_b")
+    assert await moved()
+    await b.mark_interrupted(["w_b"])
+    assert await moved()
+    # writes to another session, and a repeated message (nothing written), leave it alone
+    await b.save_context(other.id, empty_context())
+    await b.begin_turn(other.id, "c1", "hello", seq_reserved=5)
+    await b.begin_turn(session.id, "c1", "hello", seq_reserved=5, owner="w_b")
+    assert not await moved()
+    record = await a.get_session(session.id)
+    assert record is not None and record.version == seen[-1]
+    assert await a.session_version("s_no_such_session_0") is None
+
+
+async def test_a_write_returns_the_version_only_when_nobody_wrote_in_between(
+    stores: tuple[SessionStore, SessionStore],
+) -> None:
+    a, b = stores
+    session = await a.create_session()
+    begun = await a.begin_turn(session.id, "c1", "hi", seq_reserved=5, expect_version=0)
+    assert begun.session_version == await a.session_version(session.id)
+    assert begun.session_version is not None and begun.session_version > 0
+    saved = await a.save_context(session.id, empty_context(), expect_version=begun.session_version)
+    assert saved == await a.session_version(session.id)
+    await b.save_context(session.id, {**empty_context(), "partNumber": "PS11752778"})
+    done = await a.finish_turn(
+        begun.turn.id,
+        text="done",
+        status="complete",
+        finish_reason="stop",
+        tool_outputs=[],
+        context=empty_context(),
+        last_seq=2,
+        timings={},
+        expect_version=saved,
+    )
+    assert done.session_version is None  # B wrote the session since A's view of it
+    assert (await a.save_context(session.id, empty_context())) is None  # nothing expected
 
 
 # ----------------------------------------------------------------------------- the rule
@@ -406,6 +470,49 @@ async def test_a_turn_running_in_another_process_is_reported_and_blocks_a_second
     assert third.status == "started"
     assert [m["id"] for m in a_hub.history if m["role"] == "user"] == ["m-1", "m-2", "m-3"]
     assert a_hub.last_seq == 5  # after B's start (3) and finish (4)
+    await a.shutdown(0.1)
+
+
+async def test_a_hub_is_read_again_only_when_another_process_wrote_its_session(
+    stores: tuple[SessionStore, SessionStore],
+) -> None:
+    a_store, b_store = stores
+    pids = Pids(100, 200)
+    graph = GatedGraph()
+    graph.release.set()
+    a_workers, b_workers = registry(a_store, 100, pids), registry(b_store, 200, pids)
+    await a_workers.heartbeat()
+    await b_workers.heartbeat()
+    a = TurnEngine(a_store, graph, Metrics(), workers=a_workers)  # type: ignore[arg-type]
+    reads: list[str] = []
+    snapshot = a._snapshot
+
+    async def counted(session_id: str, **kw: Any) -> Any:
+        reads.append(session_id)
+        return await snapshot(session_id, **kw)
+
+    a._snapshot = counted  # type: ignore[method-assign]
+    hub, _ = await a.open_session(None)
+
+    async def turn(message_id: str) -> None:
+        started = await a.submit(hub, message_id, "question")
+        assert started.status == "started"
+        assert hub.turn is not None and hub.turn.task is not None
+        await asyncio.wait_for(hub.turn.task, 5)
+
+    await turn("m-1")
+    await turn("m-2")
+    # another process commits, to other sessions: data_version moves, this session's not
+    elsewhere = await b_store.create_session()
+    await b_store.save_context(elsewhere.id, empty_context())
+    await turn("m-3")
+    assert reads == []
+    # another process writes this session: the hub is read again before the next turn
+    await b_store.save_context(hub.session_id, {**empty_context(), "productModel": "WDT780SAEM1"})
+    await turn("m-4")
+    assert reads == [hub.session_id]
+    assert hub.context["productModel"] == "WDT780SAEM1"
+    assert [m["id"] for m in hub.history if m["role"] == "user"] == ["m-1", "m-2", "m-3", "m-4"]
     await a.shutdown(0.1)
 
 
