@@ -378,7 +378,7 @@ class TurnEngine:
         try:
             if run.stop_requested:
                 raise asyncio.CancelledError
-            await self.gate.admit()
+            ticket = await self.gate.admit()
             # Ids set here, unique within the turn: LangGraph's add_messages would give
             # each one a uuid4 (os.urandom) on every turn.
             messages: list[BaseMessage] = [
@@ -403,7 +403,7 @@ class TurnEngine:
                     await self._save_context_early(hub, context)
                 # The graph's next node runs when this loop asks for it: it waits its turn
                 # while the server is saturated (answers streaming meanwhile go first).
-                await self.gate.admit(started=True)
+                await self.gate.admit(step_of=ticket)
         except asyncio.CancelledError:
             finish_reason = "aborted"
             if not run.stop_requested:

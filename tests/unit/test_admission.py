@@ -36,8 +36,8 @@ async def test_target_zero_never_waits() -> None:
     gate = TurnGate(0)
     busy = Busy()
     try:
-        await gate.admit()
-        await gate.admit(started=True)
+        ticket = await gate.admit()
+        await gate.admit(step_of=ticket)
     finally:
         busy.stop()
     assert (gate.admitted, gate.waited) == (2, 0)
@@ -73,15 +73,15 @@ async def test_steps_of_turns_in_progress_go_before_new_turns() -> None:
     busy = Busy()
     order: list[str] = []
 
-    async def wait(name: str, started: bool) -> None:
-        await gate.admit(started=started)
+    async def wait(name: str, step_of: int | None) -> None:
+        await gate.admit(step_of=step_of)
         order.append(name)
 
-    tasks = [asyncio.create_task(wait("new-1", False))]
+    tasks = [asyncio.create_task(wait("new-1", None))]
     await asyncio.sleep(0.05)
-    tasks.append(asyncio.create_task(wait("new-2", False)))
+    tasks.append(asyncio.create_task(wait("new-2", None)))
     await asyncio.sleep(0.05)
-    tasks.append(asyncio.create_task(wait("step", True)))
+    tasks.append(asyncio.create_task(wait("step", 1)))
     await asyncio.sleep(0.05)
     assert order == [] and gate.waiting == 3
     busy.stop()
@@ -109,8 +109,45 @@ async def test_each_wait_is_reported() -> None:
     gate = TurnGate(1.0, on_wait=lambda: waits.append(1))
     await gate.admit()  # idle: no wait
     busy = Busy()
-    task = asyncio.create_task(gate.admit(started=True))
+    task = asyncio.create_task(gate.admit(step_of=1))
     await asyncio.sleep(0.05)
     busy.stop()
     await asyncio.wait_for(task, 5)
     assert len(waits) == gate.waited == 1
+
+
+async def test_the_oldest_turns_step_goes_first() -> None:
+    """Turns reach their answers one after another, not all in lockstep."""
+    gate = TurnGate(1.0)
+    tickets = [await gate.admit() for _ in range(3)]
+    assert tickets == sorted(tickets) and len(set(tickets)) == 3
+    busy = Busy()
+    order: list[int] = []
+
+    async def step(ticket: int) -> None:
+        await gate.admit(step_of=ticket)
+        order.append(ticket)
+
+    tasks = []
+    for ticket in (tickets[2], tickets[0], tickets[1]):  # the youngest asks first
+        tasks.append(asyncio.create_task(step(ticket)))
+        await asyncio.sleep(0.02)
+    assert order == [] and gate.waiting == 3
+    busy.stop()
+    await asyncio.wait_for(asyncio.gather(*tasks), 5)
+    assert order == tickets
+
+
+async def test_a_burst_of_new_turns_is_admitted_one_lag_sample_at_a_time() -> None:
+    """Arrivals in one moment do not all pass on that moment's quiet loop: while one
+    admission samples the lag the others queue, then go one per sample, in order."""
+    gate = TurnGate(2.0)
+    order: list[int] = []
+
+    async def turn(i: int) -> None:
+        await gate.admit()
+        order.append(i)
+
+    await asyncio.wait_for(asyncio.gather(*(turn(i) for i in range(20))), 5)
+    assert order == list(range(20))
+    assert gate.admitted == 20 and gate.waited == 19 and gate.waiting == 0
