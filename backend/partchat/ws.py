@@ -3,6 +3,11 @@
 Each connection has a bounded send queue. The publisher never waits on a slow client:
 when the queue is full the connection is closed with 4000 and the client resumes with
 ``lastSeq``, so memory stays bounded.
+
+A frame published while nothing is queued or being sent is written at once, in the
+publisher's own step, when the transport takes it without waiting (it nearly always
+does): a streamed token then costs no wake-up of the send task. Should the write have to
+wait (the client reads slowly), the send task finishes it before anything queued after it.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import contextlib
 import logging
 import time
 from collections import deque
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
@@ -41,6 +47,7 @@ RATE_WINDOW_S = 10.0  # the window of Settings.messages_per_10s
 MAX_BAD_FRAMES = 20  # then the connection is closed (1008)
 CLOSE_TOO_SLOW = 4000
 PONG = '{"type":"pong"}'
+_RESUME = ""  # queued after a direct write that had to wait (no frame is empty)
 # A turn of the session is streaming in another server process (several workers).
 TURN_ELSEWHERE = (
     "Your previous answer is still being written on another server; "
@@ -64,9 +71,15 @@ class Connection:
         self.too_slow = False
         self.sent: deque[float] = deque()
         self.bad_frames = 0
+        self._sending = False  # the send task is writing a frame
+        # A direct write that had to wait: the coroutine and what it waits on.
+        self._rest: tuple[Coroutine[Any, Any, None], Any] | None = None
 
     def deliver(self, seq: int, frame: str) -> None:
         if seq <= self.last_seq or self.too_slow:
+            return
+        if self._write_now(frame):
+            self.last_seq = seq
             return
         try:
             self.queue.put_nowait(frame)
@@ -75,14 +88,55 @@ class Connection:
             self.too_slow = True
             while not self.queue.empty():
                 self.queue.get_nowait()
+            if self._rest is not None:  # its write will not be finished either
+                self._rest[0].close()
+                self._rest = None
             self.queue.put_nowait(None)
             return
         self.last_seq = seq
 
     def send_now(self, frame: str) -> None:
         """A frame outside the seq stream (ready, errors without a turn, pong)."""
+        if self.too_slow or self._write_now(frame):
+            return
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(frame)
+
+    def _write_now(self, frame: str) -> bool:
+        """Write ``frame`` in this step if nothing is ahead of it; True if it was written
+        or handed, in order, to the send task; False: queue it (the send task meets any
+        error in its own task, as it would have)."""
+        if self._sending or self._rest is not None or not self.queue.empty():
+            return False
+        coro = self.ws.send_text(frame)
+        try:
+            waiting_on = coro.send(None)
+        except StopIteration:
+            return True
+        except Exception:
+            return False
+        self._rest = (coro, waiting_on)
+        self.queue.put_nowait(_RESUME)
+        return True
+
+    async def _finish_write(self) -> None:
+        """Drive a direct write that had to wait to its end, as its task would have."""
+        assert self._rest is not None
+        (coro, waiting_on), self._rest = self._rest, None
+        try:
+            while True:
+                if waiting_on is None:
+                    await asyncio.sleep(0)
+                else:
+                    waiting_on._asyncio_future_blocking = False
+                    await asyncio.wait([waiting_on])
+                try:
+                    waiting_on = coro.send(None)
+                except StopIteration:
+                    return
+        except BaseException:
+            coro.close()
+            raise
 
     def rate_limited(self, now: float) -> bool:
         while self.sent and now - self.sent[0] > RATE_WINDOW_S:
@@ -98,7 +152,14 @@ class Connection:
             if frame is None:
                 await self.ws.close(CLOSE_TOO_SLOW, "too slow: reconnect with lastSeq to resume")
                 return
-            await self.ws.send_text(frame)
+            self._sending = True
+            try:
+                if frame == _RESUME:
+                    await self._finish_write()
+                else:
+                    await self.ws.send_text(frame)
+            finally:
+                self._sending = False
 
 
 class ConnectionLimiter:

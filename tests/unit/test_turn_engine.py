@@ -1,4 +1,4 @@
-"""TurnEngine and Connection edge cases that an integration test cannot time reliably."""
+"""TurnEngine edge cases that an integration test cannot time reliably."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from partchat.agent.streaming import text_sink
 from partchat.metrics import Metrics
 from partchat.sessions import SessionStore
 from partchat.turns import SEQ_RESERVE, TurnEngine
-from partchat.ws import CLOSE_TOO_SLOW, SEND_QUEUE_FRAMES, Connection
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -128,33 +127,6 @@ async def test_reload_after_a_clean_finish_keeps_the_seq_and_after_a_crash_jumps
     after_crash = TurnEngine(store, SlowGraph(), Metrics())  # type: ignore[arg-type]
     crashed, _ = await after_crash.open_session(hub.session_id)
     assert crashed.last_seq == 2 + SEQ_RESERVE
-
-
-class FakeSocket:
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-        self.closed: tuple[int, str] | None = None
-
-    async def send_text(self, text: str) -> None:
-        self.sent.append(text)
-
-    async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        self.closed = (code, reason or "")
-
-
-async def test_send_queue_overflow_closes_with_4000() -> None:
-    ws = FakeSocket()
-    conn = Connection(ws, 10)  # type: ignore[arg-type]
-    conn.deliver(1, "one")
-    conn.deliver(1, "one again")  # a duplicate seq is dropped
-    assert conn.queue.qsize() == 1
-    for seq in range(2, SEND_QUEUE_FRAMES + 2):  # one more than the queue holds
-        conn.deliver(seq, f"frame {seq}")
-    assert conn.too_slow
-    conn.deliver(SEND_QUEUE_FRAMES + 5, "later")  # ignored once too slow
-    await asyncio.wait_for(conn.sender(), 2)
-    assert ws.sent == []
-    assert ws.closed is not None and ws.closed[0] == CLOSE_TOO_SLOW
 
 
 class SinkGraph:
