@@ -27,7 +27,14 @@ Phases
               open, each runs 5 sequential turns (``message``, read until ``finish``),
               then disconnects; settle → **RSS after wave 1** (reported against the
               baseline: the warm-up's shorter turns peak lower, 1.005-1.083)
-    wave 2    the same again → **RSS after wave 2**, which must be ≤ 1.10 × wave 1's.
+    wave 2    the same again → **RSS after wave 2**, which must be ≤ 1.10 × wave 1's, or:
+    wave 3    only when wave 2 grew more: the same again, and **RSS after wave 3** must be
+              ≤ 1.05 × wave 2's. A leak keeps growing by about as much every wave; an
+              allocator whose high-water mark was still settling does not. Since the
+              turn gate admits a burst one turn per lag sample (2026-11-24) the warm-up
+              peaks lower (~221 MiB) and wave 2 still settles: warm-up → wave 1 → 2 → 3
+              measured 222 → 266 → 292 → 301, 223 → 270 → 290 → 295 and
+              221 → 268 → 302 → 304 MiB (wave 2 1.076-1.127, wave 3 1.007-1.03).
 
     Settling waits until ``partchat_open_connections`` and ``partchat_live_sessions``
     (``/metrics``) are both 0: every session's hub (its replay buffer) has been evicted.
@@ -84,6 +91,9 @@ WAVE_TIMEOUT_S = 420.0  # one wave, connect → last disconnect
 HUB_TTL_S = 1.0
 SETTLE_TIMEOUT_S = 60.0  # last disconnect → every hub evicted
 RSS_GROWTH_LIMIT = 1.10
+# After a wave 2 over RSS_GROWTH_LIMIT: a leak that grew RSS 10 % in wave 2 grows it ~9 %
+# again in wave 3; settling measured 1.007-1.03 (2026-11-24).
+RSS_SETTLED_LIMIT = 1.05
 
 
 @dataclass
@@ -219,19 +229,14 @@ def test_thousand_sessions_five_turns_twice(catalog_db: Path, tmp_path: Path, re
         server, pid = stack.server, stack.server.pid
         assert pid is not None
         db = server.data_dir / "sessions.db"
-        waves = [
-            Wave("warmup", WARMUP_SESSIONS, WARMUP_TURNS),
-            Wave("wave1", SESSIONS, TURNS),
-            Wave("wave2", SESSIONS, TURNS),
-        ]
         rss: dict[str, int] = {}
-        sent_total = opened_total = 0
-        for wave in waves:
+        totals = {"sent": 0}
+
+        def run(wave: Wave) -> None:
             with C.RssSampler(pid, interval=0.5) as sampler:
                 C.run_async(run_wave(server.ws_url, wave))
             wave.peak_rss = sampler.peak
-            sent_total += wave.sent
-            opened_total += wave.opened
+            totals["sent"] += wave.sent
             settle_s, conns, live = settle(server.url)
             rss[wave.name] = C.tree_rss(pid)
             stored = C.count_user_messages(db)
@@ -240,7 +245,7 @@ def test_thousand_sessions_five_turns_twice(catalog_db: Path, tmp_path: Path, re
                 "settle_s": round(settle_s, 1),
                 "rss_after_settle_mib": mib(rss[wave.name]),
                 "stored_user_messages": stored,
-                "sent_total": sent_total,
+                "sent_total": totals["sent"],
             }
             figures["total_s"] = round(time.monotonic() - t_start, 1)
             assert not wave.errors, f"{wave.name}: errors {figures}\n{server.log_tail()}"
@@ -248,20 +253,32 @@ def test_thousand_sessions_five_turns_twice(catalog_db: Path, tmp_path: Path, re
             assert wave.sent == wave.stopped == wave.sessions * wave.turns, (
                 f"{wave.name}: turns {figures}"
             )
-            assert stored == sent_total, f"{wave.name}: stored != sent {figures}"
+            assert stored == totals["sent"], f"{wave.name}: stored != sent {figures}"
             assert conns == 0 and live == 0, (
                 f"{wave.name}: {SETTLE_TIMEOUT_S} s after the last disconnect, "
                 f"{conns} connections open, {live} sessions still in memory {figures}"
             )
 
-    back = rss["wave1"] / rss["warmup"]
-    growth = rss["wave2"] / rss["wave1"]
+        run(Wave("warmup", WARMUP_SESSIONS, WARMUP_TURNS))
+        run(Wave("wave1", SESSIONS, TURNS))
+        run(Wave("wave2", SESSIONS, TURNS))
+        growth = rss["wave2"] / rss["wave1"]
+        figures["rss_growth_wave1_to_wave2"] = round(growth, 3)
+        if growth > RSS_GROWTH_LIMIT:
+            # Settling or a leak? A leak grows again by as much; a high-water mark that
+            # moved once does not.
+            run(Wave("wave3", SESSIONS, TURNS))
+            figures["rss_growth_wave2_to_wave3"] = round(rss["wave3"] / rss["wave2"], 3)
+
     figures["baseline_rss_mib"] = mib(rss["warmup"])
-    figures["rss_baseline_to_wave1"] = round(back, 3)
-    figures["rss_growth_wave1_to_wave2"] = round(growth, 3)
+    figures["rss_baseline_to_wave1"] = round(rss["wave1"] / rss["warmup"], 3)
     figures["total_s"] = round(time.monotonic() - t_start, 1)
-    assert growth <= RSS_GROWTH_LIMIT, (
-        f"RSS grew {growth:.3f}× from wave 1 to wave 2 (limit {RSS_GROWTH_LIMIT}): "
-        f"baseline {mib(rss['warmup'])} MiB, after wave 1 {mib(rss['wave1'])} MiB, "
-        f"after wave 2 {mib(rss['wave2'])} MiB; {figures}"
+    if "wave3" in rss:
+        growth, limit = rss["wave3"] / rss["wave2"], RSS_SETTLED_LIMIT
+    else:
+        growth, limit = rss["wave2"] / rss["wave1"], RSS_GROWTH_LIMIT
+    assert growth <= limit, (
+        f"RSS grew {growth:.3f}× over the last wave (limit {limit}): "
+        + ", ".join(f"after {k} {mib(v)} MiB" for k, v in rss.items())
+        + f"; {figures}"
     )
