@@ -55,13 +55,8 @@ class TurnGate:
 
     async def admit(self, *, step_of: int | None = None) -> int:
         """Return when the turn may start, with its ticket; ``step_of`` (a ticket): when
-        that turn may take its next step.
-
-        Steps go before new turns, and the oldest turn's step first, so that turns reach
-        their answers one after another rather than all in lockstep (which would start
-        every answer streaming at once). One admission is decided per lag sample: a burst
-        of arrivals cannot all pass on one quiet moment. Raises ``CancelledError`` if
-        cancelled while waiting.
+        that turn may take its next step (the order is the module's). Raises
+        ``CancelledError`` if cancelled while waiting.
         """
         ticket = step_of if step_of is not None else self._new_ticket()
         if self._target_s <= 0:
