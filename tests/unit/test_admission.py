@@ -150,4 +150,5 @@ async def test_a_burst_of_new_turns_is_admitted_one_lag_sample_at_a_time() -> No
 
     await asyncio.wait_for(asyncio.gather(*(turn(i) for i in range(20))), 5)
     assert order == list(range(20))
-    assert gate.admitted == 20 and gate.waited == 19 and gate.waiting == 0
+    # all but the first queued (the first too, should the machine stall its sample)
+    assert gate.admitted == 20 and gate.waited >= 19 and gate.waiting == 0
