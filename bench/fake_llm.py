@@ -648,8 +648,9 @@ class FakeLLM:
         delay = token_ms / 1000
         transport = w.transport
         # Paced: each content token's write time, by the content length it completes.
-        ends = list(itertools.accumulate(map(len, split_words(reply.text))))
-        timed = len(ends) if delay and not reply.raw_deltas else 0
+        paced = bool(delay) and not reply.raw_deltas
+        ends = list(itertools.accumulate(map(len, split_words(reply.text)))) if paced else []
+        timed = len(ends)
         for sent, ev in enumerate(events):
             if transport.is_closing():
                 return False

@@ -492,8 +492,15 @@ def report(r: dict[str, Any]) -> str:
         f"fake LLM CPU {r.get('fake_cpu_ms_per_turn')} ms/turn, "
         f"machine util {r.get('machine_cpu_util')}, peak RSS {r['peak_rss_mib']} MiB"
     ]
-    keys = ("ttft_ms", "added_ttft_ms", "overhead_ms", "gap_ms", "added_gap_ms")
-    for key in (*keys, "added_gap_nominal_ms", "turn_ms"):
+    for key in (
+        "ttft_ms",
+        "added_ttft_ms",
+        "overhead_ms",
+        "gap_ms",
+        "added_gap_ms",
+        "added_gap_nominal_ms",
+        "turn_ms",
+    ):
         s = r.get(key)
         if s and s.get("n"):
             lines.append(

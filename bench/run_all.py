@@ -470,13 +470,11 @@ def best_tps(load: dict[str, Any]) -> float | None:
 def same_run_section(r: dict[str, Any]) -> list[str]:
     """partchat beside the plain-LangGraph baselines measured in this run.
 
-    The issue's figures come from another machine; how fast this one is shows in the
-    baseline's own CPU per turn (``machine factor`` = measured ÷ the issue's), and the
-    targets carry over as ratios: 38 ÷ 8 = 4.75× less CPU, 220 ÷ 25 = 8.8× the
-    throughput of plain LangGraph streaming."""
+    The issue's figures come from another machine; how fast this one is shows in each
+    baseline's own CPU per turn (``machine factor`` = measured ÷ the issue's); the
+    targets carry over as ratios (:func:`ratio_targets`)."""
     load = r["load"]
-    ws = load.get("ws_50") or {}
-    cpu = ws.get("server_cpu_ms_per_turn")
+    cpu = (load.get("ws_50") or {}).get("server_cpu_ms_per_turn")
     tps = best_tps(load)
     b = C.BASELINES
     rows = []
@@ -489,9 +487,10 @@ def same_run_section(r: dict[str, Any]) -> list[str]:
         if not bcpu:
             continue
         issue_cpu = float(b[key]["cpu_ms"])
+        cpu_ratio, tps_ratio = (f"{v:.2f}×" if v else "–" for v in same_run_ratios(load, name))
         rows.append(
             f"| {b[key]['label']} | {bcpu} ms ({issue_cpu:g} in the issue: machine factor "
-            f"{bcpu / issue_cpu:.2f}) | {btps} | {cpu} ms | {_ratio(bcpu, cpu)} | {tps} | {_ratio(tps, btps)} |"
+            f"{bcpu / issue_cpu:.2f}) | {btps} | {cpu} ms | {cpu_ratio} | {tps} | {tps_ratio} |"
         )
     if not rows:
         return []
@@ -532,33 +531,38 @@ def ratio_targets(load: dict[str, Any]) -> list[tuple[str, float | None, float, 
     n_cpu, n_tps = same_run_ratios(load, "baseline_langgraph_nostream")
     lg, ns = b["langgraph"], b["langgraph_nostream"]
     low, high = ns["tps"]
+    cpu, tps = t["cpu_ms_per_turn"], t["turns_per_s"]
+    s_cpu_goal = round(float(lg["cpu_ms"]) / cpu, 2)
+    n_cpu_goal = round(float(ns["cpu_ms"]) / cpu, 3)
+    s_tps_goal = round(tps / float(lg["tps"]), 2)
+    n_tps_goal = round(tps / low, 2)
     return [
         (
-            f"CPU ≥ {lg['cpu_ms']:g} ÷ {t['cpu_ms_per_turn']:g} = 4.75× less than plain "
+            f"CPU ≥ {lg['cpu_ms']:g} ÷ {cpu:g} = {s_cpu_goal:g}× less than plain "
             "LangGraph streaming (this run)",
             s_cpu,
-            round(float(lg["cpu_ms"]) / t["cpu_ms_per_turn"], 2),
+            s_cpu_goal,
             False,
         ),
         (
-            f"CPU ≥ {ns['cpu_ms']:g} ÷ {t['cpu_ms_per_turn']:g} = 1.125× less than plain "
+            f"CPU ≥ {ns['cpu_ms']:g} ÷ {cpu:g} = {n_cpu_goal:g}× less than plain "
             "LangGraph, streaming off (this run)",
             n_cpu,
-            round(float(ns["cpu_ms"]) / t["cpu_ms_per_turn"], 3),
+            n_cpu_goal,
             False,
         ),
         (
-            f"throughput ≥ {t['turns_per_s']:g} ÷ {lg['tps']:g} = 8.8× plain LangGraph "
+            f"throughput ≥ {tps:g} ÷ {lg['tps']:g} = {s_tps_goal:g}× plain LangGraph "
             "streaming's (this run)",
             s_tps,
-            round(t["turns_per_s"] / float(lg["tps"]), 2),
+            s_tps_goal,
             False,
         ),
         (
-            f"throughput ≥ {t['turns_per_s']:g} ÷ {high:g}–{low:g} = 2.0–2.93× plain "
-            "LangGraph's, streaming off (this run; 2.93 checked)",
+            f"throughput ≥ {tps:g} ÷ {high:g}–{low:g} = {tps / high:.1f}–{n_tps_goal:g}× plain "
+            f"LangGraph's, streaming off (this run; {n_tps_goal:g} checked)",
             n_tps,
-            round(t["turns_per_s"] / low, 2),
+            n_tps_goal,
             False,
         ),
     ]

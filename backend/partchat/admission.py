@@ -128,13 +128,8 @@ class TurnGate:
         return lag <= self._target_s and self._lag_s <= self._target_s
 
     def _pass_on(self) -> None:
-        while self._steps:
-            _, _, fut = heapq.heappop(self._steps)
-            if not fut.done():
-                fut.set_result(None)
-                return
-        while self._starts:
-            fut = self._starts.popleft()
+        while self._steps or self._starts:
+            fut = heapq.heappop(self._steps)[2] if self._steps else self._starts.popleft()
             if not fut.done():
                 fut.set_result(None)
                 return
