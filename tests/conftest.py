@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from partchat.nlu.model import Understanding
 from tests.support.servers import ServerProcess, prepare_data_dir
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -21,6 +22,14 @@ def catalog_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("catalog") / "catalog.db"
     build_catalog(None, path)
     return path
+
+
+@pytest.fixture(scope="session")
+def understanding(catalog_db: Path) -> Understanding:
+    """The understanding model trained into the test run's catalog."""
+    from partchat.nlu import store
+
+    return store.load(catalog_db)
 
 
 @pytest.fixture

@@ -42,6 +42,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     from partchat.agent.llm import make_chat_model
     from partchat.catalog import Catalog, build_catalog, needs_build
     from partchat.metrics import Metrics
+    from partchat.nlu import store as nlu_store
     from partchat.services import Services
     from partchat.sessions import SessionStore
     from partchat.toolbox import Toolbox
@@ -54,6 +55,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
         log.info("building the catalog into %s", settings.catalog_path)
         await asyncio.to_thread(build_catalog, None, settings.catalog_path)
     catalog = await Catalog.open(settings.catalog_path)
+    understanding = await asyncio.to_thread(nlu_store.load, settings.catalog_path)
     store = await SessionStore.open(settings.sessions_path)
     workers = WorkerRegistry(store, heartbeat_s=settings.worker_heartbeat_s)
     interrupted = await workers.start()
@@ -61,7 +63,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
         log.warning("marked %d turns of stopped server processes interrupted", interrupted)
     toolbox = Toolbox.load(catalog, validate_output=settings.log_level == "debug")
     model = chat_model if chat_model is not None else make_chat_model(settings)
-    graph = build_graph(model, toolbox, catalog)
+    graph = build_graph(model, toolbox, catalog, understanding)
     metrics = Metrics()
     gate = TurnGate(settings.turn_start_lag_ms, on_wait=metrics.gate_waits.inc)
     metrics.gate_waiting.set_function(lambda: gate.waiting)

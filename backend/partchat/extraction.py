@@ -20,12 +20,21 @@ _HAS_ALPHA = re.compile(r"[A-Z]")
 _MODEL_CUE = re.compile(r"\bmodel\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
 _PART_CUE = re.compile(r"\bpart\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
 
+# Shoppers' spellings too: "DW", "dishwaser", "refridgerator", "frig", "icebox".
 _APPLIANCE_WORDS: tuple[tuple[re.Pattern[str], Appliance], ...] = (
-    (re.compile(r"\bdish\s?washers?\b", re.IGNORECASE), "dishwasher"),
     (
         re.compile(
-            r"\b(fridges?|refrigerators?|freezers?|ice\s?makers?|icemakers?|"
-            r"water\s+dispensers?|ice\s+dispensers?|crisper)\b",
+            r"\b(dish\s?-?wa(s|ss|sh)h?(e|a)rs?|dish\s?wash(ing machine)?|dw|dishwahsers?|"
+            r"diswashers?|dishwashers?)\b",
+            re.IGNORECASE,
+        ),
+        "dishwasher",
+    ),
+    (
+        re.compile(
+            r"\b(fridges?|frig|frige|refrig\w*|refridg\w*|refer|freezers?|freezr|"
+            r"ice\s?-?makers?|icemakers?|ice\s?box|water\s+dispensers?|ice\s+dispensers?|"
+            r"crisper)\b",
             re.IGNORECASE,
         ),
         "refrigerator",

@@ -20,7 +20,7 @@ from partchat.agent.prompts import SYSTEM_PROMPT
 from partchat.agent.state import Context, empty_context, turn_input
 from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
 
-PS_RE = re.compile(r"PS\d+")
+PS_RE = re.compile(r"\bPS\d+\b")  # not the "PS0" inside model KDTE334GPS0
 PRICE_RE = re.compile(r"\$\d[\d,]*\.\d\d")
 
 

@@ -10,6 +10,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from partchat.agent.state import AgentState
 from partchat.catalog.types import CatalogReader
 from partchat.extraction import Extraction, extract
+from partchat.nlu.dialogue import ANSWER, resolve_intent
+from partchat.nlu.model import Understanding
+from partchat.nlu.reading import read
 
 
 def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
@@ -93,11 +96,12 @@ def confirmed_suggestion(messages: Sequence[BaseMessage]) -> str | None:
 _PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
 _ORDINALS = {
     "first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
-    "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1,
+    "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1, "top": 0, "bottom": -1,
 }  # fmt: skip
 _ORD = r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)"
 _ORDINAL = re.compile(
     rf"\bthe\s+{_ORD}\b|\b{_ORD}\s+(?:one|part|option|item|choice)\b|"
+    r"\b(top|bottom)\s+one\b|\bone (?:at|on) the\s+(top|bottom)\b|"
     r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*([1-9])\b",
     re.IGNORECASE,
 )
@@ -149,9 +153,11 @@ _GENERIC_WORDS = frozenset(
 )
 
 
-def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
+def referenced_part(messages: Sequence[BaseMessage], *, bare: bool = False) -> str | None:
     """The part the newest user message points at in the previous answer's list: by
-    position ("the first one", "number 2") or by name ("the drain pump")."""
+    position ("the first one", "number 2") or by name ("the drain pump"). A name needs
+    an action word ("tell me about the pump") unless the message is a ``bare`` answer
+    ("the pump")."""
     if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
         return None
     # The newest earlier answer that lists parts, at most two answers back ("yes" →
@@ -171,11 +177,11 @@ def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
     text = messages[-1].text
     m = _ORDINAL.search(text)
     if m:
-        word = m.group(1) or m.group(2)
-        index = _ORDINALS[word.lower()] if word else int(m.group(3)) - 1
+        word = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+        index = _ORDINALS[word.lower()] if word else int(m.group(5)) - 1
         return numbers[index] if -len(numbers) <= index < len(numbers) else None
     wanted = {w for w in _NAME_WORD.findall(text.lower()) if w not in _GENERIC_WORDS}
-    if not wanted or not _ACTION.search(text):
+    if not wanted or not (bare or _ACTION.search(text)):
         return None
     scores = [(len(wanted & set(_NAME_WORD.findall(line))), ps) for ps, line in items.items()]
     best = max(score for score, _ in scores)
@@ -184,9 +190,10 @@ def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
 
 
 async def _extract_with_confirmation(
-    text: str, messages: Sequence[BaseMessage], catalog: CatalogReader
-) -> Extraction:
-    found = await extract(text, catalog)
+    found: Extraction, messages: Sequence[BaseMessage], catalog: CatalogReader, *, bare: bool
+) -> bool:
+    """Complete ``found`` from the conversation: "yes" to a suggested model, "the second
+    one" from the parts just listed. True when a listed part was picked."""
     suggested = confirmed_suggestion(messages)
     if suggested is not None and not found["models"]:
         offered = await extract(suggested, catalog)
@@ -194,20 +201,56 @@ async def _extract_with_confirmation(
         if len(known) == 1:  # one clear suggestion: "yes" means that model
             found["models"] = known
     if not found["part_numbers"] and not found["unknown_part_numbers"]:
-        pointed = referenced_part(messages)
+        pointed = referenced_part(messages, bare=bare)
         part = await catalog.get_part(pointed) if pointed else None
         if part is not None:
             found["part_numbers"] = [part["ps_number"]]
-    return found
+            return True
+    return False
 
 
-def make_extract_node(catalog: CatalogReader):  # type: ignore[no-untyped-def]
+def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # type: ignore[no-untyped-def]
     async def extract_node(state: AgentState) -> AgentState:
         messages = state.get("messages") or []
         last = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
         if last is None:
             return AgentState()
-        found = await _extract_with_confirmation(last.text, messages, catalog)
-        return apply_extraction(state, found)
+        reading = await read(
+            last.text, catalog, understanding, context_appliance=state.get("appliance_type")
+        )
+        found = reading.found
+        picked = await _extract_with_confirmation(
+            found, messages, catalog, bare=reading.intent == ANSWER
+        )
+        update = apply_extraction(state, found)
+        update["intent"] = resolve_intent(
+            reading.intent, messages, understanding, picked_part=picked
+        )
+        if update.get("appliance_type") is None and reading.symptom_ids:
+            implied = {sid.split("/", 1)[0] for sid in reading.symptom_ids}
+            if len(implied) == 1:
+                update["appliance_type"] = implied.pop()  # type: ignore[typeddict-item]
+        if update["intent"] == "diagnose" and not update.get("symptoms"):
+            update["symptoms"] = await _earlier_symptoms(messages, update, catalog, understanding)
+        return update
 
     return extract_node
+
+
+async def _earlier_symptoms(
+    messages: Sequence[BaseMessage],
+    update: AgentState,
+    catalog: CatalogReader,
+    understanding: Understanding,
+) -> list[str]:
+    """A diagnosis whose symptoms were said before the appliance was known ("it's
+    leaking" → "which appliance?" → "the dishwasher"): read the earlier messages again."""
+    appliance = update.get("appliance_type")
+    if appliance is None:
+        return []
+    earlier = [m for m in messages[:-1] if isinstance(m, HumanMessage)][-3:]
+    found: list[str] = []
+    for m in earlier:
+        again = await read(m.text, catalog, understanding, context_appliance=appliance)
+        found += [label for label in again.found["symptoms"] if label not in found]
+    return found[-10:]

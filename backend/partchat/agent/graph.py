@@ -17,6 +17,7 @@ from partchat.agent.prompts import system_prompt
 from partchat.agent.state import AgentState
 from partchat.agent.streaming import stream_reply, text_sink
 from partchat.catalog.types import CatalogReader
+from partchat.nlu.model import Understanding
 from partchat.toolbox import Toolbox
 
 MAX_TOOL_ROUNDS = 6
@@ -36,6 +37,7 @@ def build_graph(
     chat_model: BaseChatModel,
     toolbox: Toolbox,
     catalog: CatalogReader,
+    understanding: Understanding,
     *,
     max_tool_rounds: int = MAX_TOOL_ROUNDS,
     max_tool_failures: int = MAX_TOOL_FAILURES,
@@ -118,7 +120,7 @@ def build_graph(
         return "give_up" if state.get("tool_error_streak", 0) >= max_tool_failures else "llm"
 
     builder = StateGraph(AgentState)
-    builder.add_node("extract", make_extract_node(catalog))
+    builder.add_node("extract", make_extract_node(catalog, understanding))
     builder.add_node("llm", llm)
     builder.add_node("tools", tools)
     builder.add_node("give_up", give_up)

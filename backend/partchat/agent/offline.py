@@ -35,57 +35,15 @@ from pydantic import Field
 
 from partchat.agent import offline_writer as w
 from partchat.agent.prompts import CONTEXT_HEADER
+from partchat.nlu import rules
 
 _WORD = re.compile(r"\S+\s*|\s+")
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 
-_INJECTION = re.compile(
-    r"ignore (all |any |your |the |previous |prior |above )*(instructions|rules|prompt)|"
-    r"system prompt|your (instructions|prompt|rules)|reveal|jailbreak|developer mode|"
-    r"you are now|act as|pretend|disregard|forget (all|your|everything)|override|"
-    r"above this line|(repeat|print|output|display|dump) (me )?(everything|all( of)? the text|"
-    r"the text|what('s| is| was) (above|before|written)|your|the (first|previous|above|hidden|"
-    r"initial))|show (me )?(your|the (hidden|initial|system|first|previous|above))|"
-    r"initial (prompt|instructions)|hidden (prompt|instructions)|\bDAN\b|do anything now",
-    re.IGNORECASE,
-)
-_PRICE_CLAIM = re.compile(
-    r"\b(say|tell|confirm|repeat|state|write|agree)\b.{0,60}(\bcosts?\b|\bprice\b|\$\s?\d)",
-    re.IGNORECASE,
-)
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|yup|sure|ok(ay)?|please|please do|go ahead|yes please)\b[\s!.,]*"
     r"(please|thanks?|thank you)?[\s!.]*$",
     re.IGNORECASE,
-)
-_GREETING = re.compile(
-    r"^\s*(hi|hello|hey|hiya|howdy|greetings|good (morning|afternoon|evening))\b[\s!.,]*"
-    r"(there|team|partchat)?[\s!.,]*$",
-    re.IGNORECASE,
-)
-_THANKS = re.compile(
-    r"^\s*(thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}$", re.IGNORECASE
-)
-_ORDERS = re.compile(
-    r"\b(my order|order status|order number|track(ing)?|refund|return (my|the|an?) |delivery|"
-    r"shipping|shipped|invoice|cancel (my|the) order)\b",
-    re.IGNORECASE,
-)
-_OTHER_APPLIANCE = re.compile(
-    r"\b(washing machine|washer|dryer|oven|stove|range hood|cooktop|microwave|air ?conditioner|"
-    r"furnace|water heater|vacuum|television|tv|garbage disposal|trash compactor)\b",
-    re.IGNORECASE,
-)
-_CHITCHAT = re.compile(
-    r"\b(weather|joke|poem|story|capital of|who won|recipe|bitcoin|stock market|president|"
-    r"meaning of life|sing|translate)\b",
-    re.IGNORECASE,
-)
-_OUR_APPLIANCE = re.compile(
-    r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer)s?\b", re.IGNORECASE
-)
-_IN_SCOPE = re.compile(
-    r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer|part|ps\d+)\b", re.IGNORECASE
 )
 _INSTALL = re.compile(
     r"\b(install|installing|installation|replace|replacing|put (it |this |the \w+ )?in|swap|"
@@ -211,7 +169,7 @@ class OfflineChatModel(BaseChatModel):
         results = self._results(after)
         if results:
             prefix = self._prefix(messages)
-            if _PRICE_CLAIM.search(newest.text):
+            if rules.PRICE_CLAIM.search(newest.text):
                 prefix += w.PRICE_CLAIM + "\n\n"
             return AIMessage(content=prefix + w.write_answer(results))
         plan = self._plan(messages, newest)
@@ -271,40 +229,43 @@ class OfflineChatModel(BaseChatModel):
             _PS.search(text) is not None or unknown_part is not None or mentioned is not None
         )
 
-        if _PRICE_CLAIM.search(text) or _INJECTION.search(text):
+        if rules.PRICE_CLAIM.search(text) or rules.INJECTION.search(text):
             ps = _PS.search(text)
-            if ps and _PRICE_CLAIM.search(text):
+            if ps and rules.PRICE_CLAIM.search(text):
                 # Quote the catalog's real figures instead of the asserted ones.
                 number = part if part and not unknown_part else ps.group(0).upper()
                 return _Plan(
                     calls=[("get_part_details", _with_model({"partNumber": number}, model))]
                 )
             return _Plan(w.INJECTION)
-        if _GREETING.match(text):
-            return _Plan(w.GREETING)
-        if _THANKS.match(text):
-            return _Plan(w.THANKS)
-        in_scope = _IN_SCOPE.search(text) is not None
-        if _ORDERS.search(text) and not _INSTALL.search(text):
-            return _Plan(w.ORDERS)
-        ours = _OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
-        other = _OTHER_APPLIANCE.search(text) is not None and not ours
-        if other or (_CHITCHAT.search(text) and not in_scope):
-            return _Plan(w.OUT_OF_SCOPE)
-
-        intent = _intent(text)
-        if intent is None and _YES.match(text):
+        in_scope = rules.IN_SCOPE.search(text) is not None
+        read = _value(ctx, INTENT_KEY)
+        if read is not None:
+            # The extract node's reading (partchat.nlu): a job, the job a bare answer
+            # continues, or a message that needs no tool.
+            if read == "injection":
+                return _Plan(w.INJECTION)
+            if read in _CANNED:
+                return _Plan(_CANNED[read])
+            intent = read if read in _JOBS else None
+        else:
+            canned = _canned_by_rules(text, in_scope)
+            if canned is not None:
+                return _Plan(canned)
+            intent = _intent(text)
+        if intent in (None, "install") and _YES.match(text):
             previous_answer = _previous_answer(messages, newest)
             if "installation steps" in previous_answer:
                 if not part_arg_of(part, unknown_part) and _PS.search(previous_answer):
                     return _Plan(w.ASK_WHICH)
                 intent = "install"
-        if intent is None and w.ASK_WHICH in _previous_answer(messages, newest):
+        if intent in (None, "details") and w.ASK_WHICH in _previous_answer(messages, newest):
             intent = "install"  # "the first one" answers "Which one?" about installing
         if intent is None:
             # A bare answer ("it's WDT780SAEM1", "yes"): continue what the previous
-            # message asked.
-            intent = _intent(_previous_user_text(messages, newest))
+            # message asked (the reading has done this already when there is one).
+            if read is None:
+                intent = _intent(_previous_user_text(messages, newest))
             if intent is None and this_turn_part:
                 intent = "details"
         part_arg = unknown_part if unknown_part else part
@@ -405,6 +366,32 @@ class OfflineChatModel(BaseChatModel):
             yield chunk
 
 
+INTENT_KEY = "shopper intent (best guess)"
+_JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
+_CANNED = {
+    "greeting": w.GREETING,
+    "thanks": w.THANKS,
+    "orders": w.ORDERS,
+    "out_of_scope": w.OUT_OF_SCOPE,
+}
+
+
+def _canned_by_rules(text: str, in_scope: bool) -> str | None:
+    """Without a reading in the context (the model used on its own): the fixed answers
+    by keyword."""
+    if rules.GREETING.match(text):
+        return w.GREETING
+    if rules.THANKS.match(text):
+        return w.THANKS
+    if rules.ORDERS.search(text) and not _INSTALL.search(text):
+        return w.ORDERS
+    ours = rules.OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
+    other = rules.OTHER_APPLIANCE.search(text) is not None and not ours
+    if other or (rules.CHITCHAT.search(text) and not in_scope):
+        return w.OUT_OF_SCOPE
+    return None
+
+
 def _with_model(args: dict[str, Any], model: str | None) -> dict[str, Any]:
     return {**args, "model": model} if model else args
 
@@ -428,6 +415,7 @@ def _intent(text: str) -> str | None:
 
 
 def _search_query(text: str) -> str:
-    words = _SEARCH_FILLER.sub(" ", re.sub(r"[^\w\s'-]", " ", text))
+    text = re.sub(r"['’]\w*", "", text)  # "there's" → "there", "fridge's" → "fridge"
+    words = _SEARCH_FILLER.sub(" ", re.sub(r"[^\w\s-]", " ", text))
     words = re.sub(r"\b[A-Z0-9]*\d[A-Z0-9]*\b", " ", words, flags=re.IGNORECASE)  # numbers
     return " ".join(words.split())[:200]

@@ -54,6 +54,8 @@ def context_block(state: AgentState) -> str:
         lines.append(f"- Part named in this message: {state.get('mentioned_part')}")
     if state.get("unknown_part"):
         lines.append(f"- Unknown part number: {state.get('unknown_part')}")
+    if state.get("intent"):
+        lines.append(f"- Shopper intent (best guess): {state.get('intent')}")
     return "\n".join(lines)
 
 

@@ -46,6 +46,10 @@ class AgentState(TypedDict, total=False):
     """A part number from this turn that the catalog does not know."""
     mentioned_part: str | None
     """The known part (PS number) this turn's message named, by PS or manufacturer number."""
+    intent: str | None
+    """What this turn's message asks for (``nlu``): a job (search, details, compat,
+    diagnose, install), the job a bare answer continues, or greeting, thanks, orders,
+    out_of_scope, injection, answer."""
     tool_rounds: int
     """LLM → tools round trips so far in this turn (capped)."""
     tool_error_streak: int
@@ -74,6 +78,7 @@ def turn_input(context: Context) -> AgentState:
         model_suggestions=[],
         unknown_part=None,
         mentioned_part=None,
+        intent=None,
         tool_rounds=0,
         tool_error_streak=0,
         finish_reason=None,

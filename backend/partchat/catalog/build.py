@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from partchat.nlu import store as nlu_store
+
 from .importer import (
     COMPAT_FILE,
     DATA_FILES,
@@ -62,7 +64,8 @@ def _data_file(root: Traversable, name: str) -> Traversable | None:
 
 
 def source_digest(root: Traversable) -> str:
-    """sha256 over the names and bytes of the catalog's data files."""
+    """sha256 over the names and bytes of the catalog's data files and of what the
+    understanding model is trained from."""
     h = hashlib.sha256()
     for name in DATA_FILES:
         f = _data_file(root, name)
@@ -70,6 +73,7 @@ def source_digest(root: Traversable) -> str:
             continue
         h.update(name.encode() + b"\0")
         h.update(f.read_bytes())
+    h.update(nlu_store.training_digest().encode())
     return h.hexdigest()
 
 
@@ -124,7 +128,7 @@ def needs_build(db_path: Path, source_dir: Path | None = None) -> bool:
         mtimes = [
             root.joinpath(n).stat().st_mtime for n in DATA_FILES if root.joinpath(n).is_file()
         ]
-        newer = any(m > db_mtime for m in mtimes)
+        newer = any(m > db_mtime for m in [*mtimes, *nlu_store.training_mtimes()])
     if not newer:
         return False
     return bool(row[0] != source_digest(root))
@@ -162,6 +166,7 @@ def _fill(conn: sqlite3.Connection, root: Traversable) -> None:
     model_ids = _insert_models(conn, root)
     _insert_compat(conn, root, part_ids, model_ids)
     _insert_guides(conn, root)
+    nlu_store.insert_model(conn)
     conn.executescript(INDEXES)
     conn.execute(
         "UPDATE models SET part_count = "

@@ -6,7 +6,7 @@ from typing import Final
 
 from .types import Evidence
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 
 APP_BITS: Final[dict[str, int]] = {"refrigerator": 1, "dishwasher": 2}
 EVIDENCE_CODES: Final[dict[str, int]] = {"model_page": 1, "part_page": 2}
@@ -16,6 +16,7 @@ KIND_PS, KIND_MFR, KIND_REPLACED, KIND_PS_DIGITS = 0, 1, 2, 3
 
 TABLES: Final = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE nlu_model (id INTEGER PRIMARY KEY CHECK (id = 1), data TEXT NOT NULL);  -- nlu.train
 CREATE TABLE parts (
     id INTEGER PRIMARY KEY,           -- assigned in popularity order (1 = pop_rank 0)
     ps_number TEXT NOT NULL,

@@ -21,6 +21,7 @@ import pytest_asyncio
 from partchat.agent.graph import build_graph
 from partchat.agent.offline import OfflineChatModel
 from partchat.catalog import Catalog
+from partchat.nlu.model import Understanding
 from partchat.toolbox import Toolbox
 from tests.support.agent_driver import Conversation, Turn, grounding_problems
 
@@ -36,9 +37,9 @@ DECLINE = "I can only help with refrigerator and dishwasher parts"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def graph(catalog_db: Path) -> AsyncIterator[Any]:
+async def graph(catalog_db: Path, understanding: Understanding) -> AsyncIterator[Any]:
     catalog = await Catalog.open(catalog_db)
-    yield build_graph(OfflineChatModel(), Toolbox.load(catalog), catalog)
+    yield build_graph(OfflineChatModel(), Toolbox.load(catalog), catalog, understanding)
     await catalog.close()
 
 

@@ -21,6 +21,7 @@ from partchat.agent.state import AgentState, empty_context, turn_input
 from partchat.catalog import Catalog
 from partchat.catalog.types import Appliance
 from partchat.extraction import Extraction, ModelMention, extract
+from partchat.nlu.model import Understanding
 
 
 def mention(
@@ -268,8 +269,10 @@ async def test_extract_flags_typos_and_unknown_parts(catalog: Catalog) -> None:
 
 
 @pytestmark_catalog
-async def test_extract_node_resolves_yes_and_ordinals(catalog: Catalog) -> None:
-    node = make_extract_node(catalog)
+async def test_extract_node_resolves_yes_and_ordinals(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    node = make_extract_node(catalog, understanding)
     asked = AIMessage("I couldn't find model **WDT780SAM1**. Did you mean **WDT780SAEM1**?")
     out = await node(state(messages=convo("yes", asked)))
     assert out["product_model"] == "WDT780SAEM1"

@@ -20,6 +20,7 @@ from bench.fake_llm import FakeLLM, Reply
 from partchat.agent.graph import APOLOGY, MAX_TOOL_ROUNDS, build_graph
 from partchat.agent.llm import classify_llm_error, make_chat_model
 from partchat.catalog import Catalog
+from partchat.nlu.model import Understanding
 from partchat.settings import Settings
 from partchat.toolbox import Toolbox
 from tests.support.agent_driver import Conversation, grounding_problems
@@ -38,7 +39,14 @@ async def catalog(catalog_db: Path) -> AsyncIterator[Catalog]:
     await c.close()
 
 
-def graph_for(fake: FakeLLM, catalog: Catalog, *, timeout_s: float = 10.0, retries: int = 0) -> Any:
+def graph_for(
+    fake: FakeLLM,
+    catalog: Catalog,
+    understanding: Understanding,
+    *,
+    timeout_s: float = 10.0,
+    retries: int = 0,
+) -> Any:
     settings = Settings(
         llm="openai",
         openai_api_key="sk-test",
@@ -47,7 +55,7 @@ def graph_for(fake: FakeLLM, catalog: Catalog, *, timeout_s: float = 10.0, retri
         llm_timeout_s=timeout_s,
         llm_max_retries=retries,
     )
-    return build_graph(make_chat_model(settings), Toolbox.load(catalog), catalog)
+    return build_graph(make_chat_model(settings), Toolbox.load(catalog), catalog, understanding)
 
 
 def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -55,10 +63,12 @@ def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 # -- streaming ---------------------------------------------------------------------------
-async def test_streamed_text_becomes_text_deltas(fake_llm: FakeFactory, catalog: Catalog) -> None:
+async def test_streamed_text_becomes_text_deltas(
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
+) -> None:
     answer = "Hi! I can help with refrigerator and dishwasher parts. What do you need?"
     fake = await fake_llm([Reply.say(answer)])
-    turn = await Conversation(graph_for(fake, catalog)).say("Hello")
+    turn = await Conversation(graph_for(fake, catalog, understanding)).say("Hello")
     deltas = [e["delta"] for e in turn.events if e["type"] == "text-delta"]
     assert len(deltas) > 5  # token by token, not one block
     assert turn.text == answer
@@ -80,7 +90,7 @@ async def test_streamed_text_becomes_text_deltas(fake_llm: FakeFactory, catalog:
 
 
 async def test_streamed_tool_call_runs_and_its_result_goes_back(
-    fake_llm: FakeFactory, catalog: Catalog
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     fake = await fake_llm(
         [
@@ -88,7 +98,7 @@ async def test_streamed_tool_call_runs_and_its_result_goes_back(
             Reply.say(f"Yes: the Dishwasher Drain Pump ({PUMP}, $59.95) fits your {MODEL}."),
         ]
     )
-    conversation = Conversation(graph_for(fake, catalog))
+    conversation = Conversation(graph_for(fake, catalog, understanding))
     turn = await conversation.say(f"Does {PUMP} fit my {MODEL}?")
     kinds = [e["type"] for e in turn.events]
     assert kinds[0] == "data-context"
@@ -110,10 +120,10 @@ async def test_streamed_tool_call_runs_and_its_result_goes_back(
 
 
 async def test_context_reaches_the_model_on_the_next_turn(
-    fake_llm: FakeFactory, catalog: Catalog
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     fake = await fake_llm([Reply.say("Noted."), Reply.say("Sure.")])
-    conversation = Conversation(graph_for(fake, catalog))
+    conversation = Conversation(graph_for(fake, catalog, understanding))
     await conversation.say(f"My dishwasher is {MODEL} and it is not draining")
     await conversation.say("What should I check?")
     system = fake.chat_requests[1]["messages"][0]["content"]
@@ -138,7 +148,11 @@ async def test_context_reaches_the_model_on_the_next_turn(
     ids=["partNumber-123", "missing-model"],
 )
 async def test_invalid_tool_input_is_returned_to_the_model_which_corrects_it(
-    fake_llm: FakeFactory, catalog: Catalog, bad_args: dict[str, Any], path: str
+    fake_llm: FakeFactory,
+    catalog: Catalog,
+    understanding: Understanding,
+    bad_args: dict[str, Any],
+    path: str,
 ) -> None:
     fake = await fake_llm(
         [
@@ -147,7 +161,9 @@ async def test_invalid_tool_input_is_returned_to_the_model_which_corrects_it(
             Reply.say("It fits."),
         ]
     )
-    turn = await Conversation(graph_for(fake, catalog)).say(f"Does {PUMP} fit {MODEL}?")
+    turn = await Conversation(graph_for(fake, catalog, understanding)).say(
+        f"Does {PUMP} fit {MODEL}?"
+    )
     (error,) = turn.tool_errors
     assert error["toolName"] == "check_compatibility"
     assert path in [e["path"] for e in error["errors"]]
@@ -162,7 +178,7 @@ async def test_invalid_tool_input_is_returned_to_the_model_which_corrects_it(
 
 
 async def test_arguments_that_are_not_json_are_reported_too(
-    fake_llm: FakeFactory, catalog: Catalog
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     fake = await fake_llm(
         [
@@ -171,7 +187,7 @@ async def test_arguments_that_are_not_json_are_reported_too(
             Reply.say("Here it is."),
         ]
     )
-    turn = await Conversation(graph_for(fake, catalog)).say(f"Tell me about {PUMP}")
+    turn = await Conversation(graph_for(fake, catalog, understanding)).say(f"Tell me about {PUMP}")
     (tool_msg,) = tool_messages(fake.chat_requests[1])
     assert "invalid_input" in tool_msg["content"]
     assert turn.outputs[0]["part"]["partNumber"] == PUMP
@@ -187,30 +203,32 @@ async def raised(graph: Any, text: str = "hi") -> BaseException:
     raise AssertionError("the turn did not raise")
 
 
-async def test_http_500_is_retried_then_succeeds(fake_llm: FakeFactory, catalog: Catalog) -> None:
+async def test_http_500_is_retried_then_succeeds(
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
+) -> None:
     fake = await fake_llm(
         [Reply.error(500, retry_after=0.01), Reply.say("Back again: how can I help?")]
     )
-    turn = await Conversation(graph_for(fake, catalog, retries=2)).say("Hello")
+    turn = await Conversation(graph_for(fake, catalog, understanding, retries=2)).say("Hello")
     assert turn.text == "Back again: how can I help?"
     assert len(fake.chat_requests) == 2
 
 
 async def test_http_500_retried_then_reported_as_llm_unavailable(
-    fake_llm: FakeFactory, catalog: Catalog
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     fake = await fake_llm(default=Reply.error(500, retry_after=0.01), mode="script")
-    error = await raised(graph_for(fake, catalog, retries=2))
+    error = await raised(graph_for(fake, catalog, understanding, retries=2))
     assert isinstance(error, openai.APIStatusError)
     assert classify_llm_error(error) == "llm_unavailable"
     assert len(fake.chat_requests) == 3  # the first try and two retries
 
 
 async def test_timeouts_are_retried_then_reported_as_llm_unavailable(
-    fake_llm: FakeFactory, catalog: Catalog
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     fake = await fake_llm(default=Reply.hang(30), mode="script")
-    error = await raised(graph_for(fake, catalog, timeout_s=0.3, retries=1))
+    error = await raised(graph_for(fake, catalog, understanding, timeout_s=0.3, retries=1))
     assert isinstance(error, openai.APIError)
     assert classify_llm_error(error) == "llm_unavailable"
     assert len(fake.chat_requests) == 2
@@ -218,7 +236,7 @@ async def test_timeouts_are_retried_then_reported_as_llm_unavailable(
 
 # -- limits ------------------------------------------------------------------------------
 async def test_tool_round_cap_ends_with_length_and_an_answer_without_tools(
-    fake_llm: FakeFactory, catalog: Catalog
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     def script(body: dict[str, Any]) -> Reply:
         if body.get("tools"):
@@ -226,7 +244,7 @@ async def test_tool_round_cap_ends_with_length_and_an_answer_without_tools(
         return Reply.say("Here is what I found so far: the drain pump fits your model.")
 
     fake = await fake_llm(script)
-    turn = await Conversation(graph_for(fake, catalog)).say("find me everything")
+    turn = await Conversation(graph_for(fake, catalog, understanding)).say("find me everything")
     requests = fake.chat_requests
     assert len(requests) == MAX_TOOL_ROUNDS + 1
     assert all(r.get("tools") for r in requests[:-1])
@@ -238,33 +256,37 @@ async def test_tool_round_cap_ends_with_length_and_an_answer_without_tools(
 
 
 async def test_a_model_that_never_stops_calling_tools_still_ends(
-    fake_llm: FakeFactory, catalog: Catalog
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     fake = await fake_llm(default=Reply.call("search_parts", {"query": "pump"}), mode="script")
-    turn = await Conversation(graph_for(fake, catalog)).say("find me everything")
+    turn = await Conversation(graph_for(fake, catalog, understanding)).say("find me everything")
     assert len(fake.chat_requests) == MAX_TOOL_ROUNDS + 1
     assert len(turn.outputs) == MAX_TOOL_ROUNDS  # the call after the cap is not run
     assert turn.finish_reason == "length"
 
 
 async def test_three_failing_tool_calls_in_a_row_trip_the_circuit_breaker(
-    fake_llm: FakeFactory, catalog: Catalog
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     fake = await fake_llm(
         default=Reply.call("get_part_details", {"partNumber": "PS99999999"}), mode="script"
     )
-    turn = await Conversation(graph_for(fake, catalog)).say("Tell me about PS99999999")
+    turn = await Conversation(graph_for(fake, catalog, understanding)).say(
+        "Tell me about PS99999999"
+    )
     assert len(fake.chat_requests) == 3
     assert len(turn.tool_errors) == 3
     assert turn.text == APOLOGY
     assert turn.finish_reason == "error"
 
 
-async def test_a_success_resets_the_failure_streak(fake_llm: FakeFactory, catalog: Catalog) -> None:
+async def test_a_success_resets_the_failure_streak(
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
+) -> None:
     bad = Reply.call("get_part_details", {"partNumber": "PS99999999"})
     good = Reply.call("get_part_details", {"partNumber": PUMP})
     fake = await fake_llm([bad, bad, good, bad, bad, Reply.say("Done.")])
-    turn = await Conversation(graph_for(fake, catalog)).say("Tell me about parts")
+    turn = await Conversation(graph_for(fake, catalog, understanding)).say("Tell me about parts")
     assert len(turn.tool_errors) == 4
     assert turn.text == "Done."
     assert turn.finish_reason == "stop"

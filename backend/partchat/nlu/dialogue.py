@@ -1,0 +1,104 @@
+"""Dialogue state: what a bare answer ("it's a 10640262010", "yes") continues.
+
+The session keeps facts (model, part, symptoms); what it does not keep is the question
+the assistant just asked. That is read back from the conversation: when the newest
+message is an *answer* and the previous assistant message asked something, the job is
+the one the shopper started before (the intent of their earlier message).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from .features import normalize
+from .model import Understanding
+
+# Intents that are not a job of their own: they continue or close one.
+ANSWER = "answer"
+_JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
+_OFFERED_INSTALL = re.compile(r"installation steps\b[^\n]*\?", re.IGNORECASE)
+_INSTALL_WORDS = re.compile(
+    r"\b(install\w*|replac\w*|swap\w*|fit it|put (it |this |that )?in|mount\w*|hook\w* up)\b",
+    re.IGNORECASE,
+)
+_FIT_WORDS = re.compile(r"\b(fits?|compatible|work(s)? (with|in|on))\b", re.IGNORECASE)
+_YES = re.compile(
+    r"^\s*(yes|yeah|yep|yup|ya|yea|sure|ok(ay)?|please|go ahead|do it|show me)\b"
+    r"([\s!.,]*(please|pls|plz|do|do it|thanks?|thank you|go ahead|show me|sure))*[\s!.]*$",
+    re.IGNORECASE,
+)
+
+
+_FILLER = frozenset(
+    ["psnum", "modelnum", "qmark", "its", "it", "is", "a", "an", "the", "my", "part", "number", "model", "ok", "okay", "here", "this", "that", "one", "i", "think", "sure", "its", "yes", "so", "um", "uh", "oh", "and", "no", "it", "s"]
+)
+
+
+def bare(text: str) -> bool:
+    """Only numbers and filler: "PS11753379", "it's WDT780SAEM1 i think"."""
+    return all(w in _FILLER for w in normalize(text).split())
+
+
+def _previous_answer(messages: Sequence[BaseMessage]) -> str:
+    """The assistant's text just before the newest user message."""
+    for m in reversed(messages[:-1]):
+        if isinstance(m, AIMessage):
+            return m.text
+        if isinstance(m, HumanMessage):
+            return ""
+    return ""
+
+
+def pending_job(
+    messages: Sequence[BaseMessage], understanding: Understanding, *, depth: int = 3
+) -> str | None:
+    """The job an answer continues: the intent of the latest earlier user message that
+    had one, provided the assistant's reply since asked something (has a question mark:
+    the question is not always its last sentence)."""
+    if "?" not in _previous_answer(messages):
+        return None
+    users = [m for m in messages[:-1] if isinstance(m, HumanMessage)]
+    for m in reversed(users[-depth:]):
+        intent = understanding.score(m.text).intent
+        if intent in _JOBS:
+            return intent
+        if intent != ANSWER:
+            return None
+    return None
+
+
+def resolve_intent(
+    intent: str,
+    messages: Sequence[BaseMessage],
+    understanding: Understanding,
+    *,
+    picked_part: bool,
+) -> str:
+    """The intent a turn acts on: its own, or for an answer the job it continues."""
+    if not messages or not isinstance(messages[-1], HumanMessage):
+        return intent
+    text = messages[-1].text
+    if not is_answer(intent, text):
+        return intent
+    previous = _previous_answer(messages)
+    if _YES.match(text) and _OFFERED_INSTALL.search(previous):
+        return "install"
+    pending = pending_job(messages, understanding)
+    if picked_part:
+        # "the second one" after a list: that part, for the job the message or the
+        # conversation names if it is about one part, else its details.
+        if _INSTALL_WORDS.search(text):
+            return "install"
+        if _FIT_WORDS.search(text):
+            return "compat"
+        return pending if pending in ("install", "compat") else "details"
+    return pending or intent
+
+
+def is_answer(intent: str, text: str) -> bool:
+    """A reply that continues rather than starts: the classifier's *answer*, or a bare
+    part number (which alone would ask for the part's details)."""
+    return intent == ANSWER or (intent == "details" and bare(text))

@@ -1,0 +1,62 @@
+"""One message → its n-gram features. Training and scoring share this function.
+
+Numbers are replaced by placeholders before the n-grams are taken: "PS11752778" and
+"WDT780SAEM1" carry no meaning for intent beyond *a part number* / *a model number*,
+and the classifier must not learn particular numbers from the corpus.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from functools import cache
+
+from partchat.catalog.vocab import PART_TYPE_KEYWORDS
+
+FEATURES_VERSION = 2
+
+_PS = re.compile(r"\bps\d{3,12}\b")
+_NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
+_APOSTROPHE = re.compile(r"['’`´]")
+_NON_WORD = re.compile(r"[^a-z0-9?]+")
+_QUESTION = re.compile(r"\?")
+
+
+def normalize(text: str) -> str:
+    """Lower case, apostrophes dropped ("won't" → "wont"), numbers as placeholders."""
+    text = _APOSTROPHE.sub("", text.lower())
+    text = _PS.sub(" psnum ", text)
+    text = _NUMBER.sub(" modelnum ", text)
+    text = _QUESTION.sub(" qmark ", text)
+    return " ".join(_NON_WORD.sub(" ", text).split())
+
+
+@cache
+def _part_type_words() -> re.Pattern[str]:
+    phrases = sorted({k for k, _ in PART_TYPE_KEYWORDS}, key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(re.escape(p) for p in phrases) + r")s?\b")
+
+
+def features(text: str) -> Counter[str]:
+    """Word unigrams and bigrams, character 3- to 5-grams inside word boundaries, and
+    ``k:part`` when the text names a part type of the catalog's vocabulary ("drain pump"):
+    naming a part is what separates "I need a new drain pump" from a symptom."""
+    norm = normalize(text)
+    words = norm.split()
+    out: Counter[str] = Counter()
+    if _part_type_words().search(norm):
+        out["k:part"] += 1
+    padded = ["<s>", *words, "</s>"]
+    for w in words:
+        out["w:" + w] += 1
+    for a, b in itertools.pairwise(padded):
+        out[f"b:{a} {b}"] += 1
+    for w in words:
+        if w in ("psnum", "modelnum", "qmark"):
+            continue
+        token = f" {w} "
+        for n in (3, 4, 5):
+            for i in range(len(token) - n + 1):
+                out["c:" + token[i : i + n]] += 1
+    return out

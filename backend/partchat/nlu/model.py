@@ -1,0 +1,88 @@
+"""Score a message with the trained weights: intent probabilities and symptom slugs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .features import FEATURES_VERSION, features
+from .train import NO_SYMPTOM
+
+Intent = str
+
+
+class ModelMismatch(Exception):
+    """The stored model was trained for another feature or model version."""
+
+
+@dataclass(frozen=True)
+class Scores:
+    intent: Intent
+    confidence: float
+    """The winning intent's probability (softmax over the intents)."""
+    slugs: tuple[str, ...]
+    """Symptom slugs ("not-draining"), appliance-free, most probable first."""
+    no_symptom: float
+    """The probability that the message describes no symptom at all."""
+
+
+class Understanding:
+    """The intent and symptom classifiers: a vocabulary, idf weights and two linear models."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        if data.get("features_version") != FEATURES_VERSION:
+            raise ModelMismatch(
+                f"model features v{data.get('features_version')}, code v{FEATURES_VERSION}"
+            )
+        self._index = {f: i for i, f in enumerate(data["vocab"])}
+        self._idf = np.asarray(data["idf"], dtype=np.float64)
+        self.intents: list[str] = list(data["intents"])
+        self._intent_w = np.asarray(data["intent_weights"], dtype=np.float64).T.copy()
+        self._intent_b = np.asarray(data["intent_bias"], dtype=np.float64)
+        self.slugs: list[str] = list(data["slugs"])
+        self._slug_w = np.asarray(data["slug_weights"], dtype=np.float64).T.copy()
+        self._slug_b = np.asarray(data["slug_bias"], dtype=np.float64)
+        self._threshold = float(data["slug_threshold"])
+        self._second = float(data["second_threshold"])
+
+    def _vector(self, text: str) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64]]:
+        idx: list[int] = []
+        tf: list[float] = []
+        for feature, count in features(text).items():
+            i = self._index.get(feature)
+            if i is not None:
+                idx.append(i)
+                tf.append(1.0 + math.log(count))
+        where = np.asarray(idx, dtype=np.intp)
+        values = np.asarray(tf, dtype=np.float64) * self._idf[where]
+        norm = float(np.sqrt(values @ values))
+        return where, (values / norm if norm else values)
+
+    def score(self, text: str) -> Scores:
+        where, values = self._vector(text)
+        logits = values @ self._intent_w[where] + self._intent_b
+        logits = np.exp(logits - logits.max())
+        probs = logits / logits.sum()
+        best = int(probs.argmax())
+        slug_logits = values @ self._slug_w[where] + self._slug_b
+        slug_probs = np.exp(slug_logits - slug_logits.max())
+        slug_probs /= slug_probs.sum()
+        none = self.slugs.index(NO_SYMPTOM) if NO_SYMPTOM in self.slugs else -1
+        p_none = float(slug_probs[none]) if none >= 0 else 0.0
+        if none >= 0:
+            slug_probs[none] = 0.0
+        rest = max(1e-9, 1.0 - p_none)
+        order = np.argsort(-slug_probs, kind="stable")[:2]
+        slugs: list[str] = []
+        for rank, i in enumerate(order):
+            # Probabilities among the symptoms (given there is one): the classifier's
+            # "none" weighs against a symptom separately, by the intent.
+            p = float(slug_probs[int(i)]) / rest
+            if p < (self._threshold if rank == 0 else self._second):
+                break
+            slugs.append(self.slugs[int(i)])
+        return Scores(self.intents[best], float(probs[best]), tuple(slugs), p_none)

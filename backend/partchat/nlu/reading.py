@@ -1,0 +1,79 @@
+"""A message's full reading: the classifier's intent and symptoms, the catalog's numbers.
+
+The catalog decides what numbers are (``extraction.extract``); the classifier decides
+what the shopper wants and which symptoms they describe in their own words. Symptom
+slugs are appliance-free ("leaking"); the appliance of the message, else of the session,
+picks the catalog symptom ("refrigerator/leaking").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from partchat.catalog.types import Appliance, CatalogReader, Symptom
+from partchat.extraction import Extraction, extract
+
+from .model import Understanding
+from .rules import rule_intent
+
+# Intents whose messages can describe a symptom; elsewhere a symptom word is incidental
+# ("a door gasket for my leaking fridge" still searches, but records the symptom). The
+# classifier's symptoms count when it is this sure that there is one at all.
+_SYMPTOM_INTENTS = frozenset({"diagnose", "search", "answer", "install", "details", "compat"})
+_SOME_SYMPTOM = {"diagnose": 0.1}
+_SOME_SYMPTOM_ELSEWHERE = 0.5
+
+
+@dataclass
+class Reading:
+    intent: str
+    confidence: float
+    found: Extraction
+    symptom_ids: list[str] = field(default_factory=list)
+
+
+def slug_of(symptom_id: str) -> str:
+    return symptom_id.split("/", 1)[1]
+
+
+async def read(
+    text: str,
+    catalog: CatalogReader,
+    understanding: Understanding,
+    *,
+    context_appliance: Appliance | None = None,
+) -> Reading:
+    found = await extract(text, catalog)
+    scores = understanding.score(text)
+    intent = rule_intent(text) or scores.intent
+    all_symptoms = await catalog.symptoms()
+    appliance = found["appliance"] or context_appliance
+    matched = await catalog.match_symptoms(text, appliance)
+    ids = [s["id"] for s in matched]
+    sure = 1.0 - scores.no_symptom >= _SOME_SYMPTOM.get(intent, _SOME_SYMPTOM_ELSEWHERE)
+    if intent in _SYMPTOM_INTENTS and sure:
+        for slug in scores.slugs:
+            sid = _symptom_for(slug, appliance, all_symptoms, ids)
+            if sid is not None and sid not in ids:
+                ids.append(sid)
+    if found["appliance"] is None and ids:
+        implied = {sid.split("/", 1)[0] for sid in ids}
+        if len(implied) == 1 and not context_appliance:
+            appliance_of = implied.pop()
+            ids = [i for i in ids if i.startswith(appliance_of)]
+    by_id = {s["id"]: s for s in all_symptoms}
+    found["symptoms"] = list(dict.fromkeys(by_id[i]["label"] for i in ids if i in by_id))
+    return Reading(intent, scores.confidence, found, ids)
+
+
+def _symptom_for(
+    slug: str, appliance: Appliance | None, symptoms: list[Symptom], taken: list[str]
+) -> str | None:
+    candidates = [s["id"] for s in symptoms if slug_of(s["id"]) == slug]
+    if appliance is not None:
+        candidates = [c for c in candidates if c.startswith(appliance + "/")]
+    elif len(candidates) > 1:
+        # No appliance said: follow the appliance of a symptom already found, if any.
+        taken_apps = {t.split("/", 1)[0] for t in taken}
+        candidates = [c for c in candidates if c.split("/", 1)[0] in taken_apps]
+    return candidates[0] if len(candidates) == 1 else None

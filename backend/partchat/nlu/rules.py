@@ -1,0 +1,82 @@
+"""High-precision rules that override the classifier's intent.
+
+A message that tries to change the assistant's rules is ``injection`` whatever else it
+says; these patterns were written against real attempts and are cheaper to trust than to
+learn. The others decide the fixed answers when the classifier is unsure.
+"""
+
+from __future__ import annotations
+
+import re
+
+INJECTION = re.compile(
+    r"ignore (all |any |your |the |previous |prior |above )*(instructions|rules|prompt)|"
+    r"system prompt|your (instructions|prompt|rules)|reveal|jailbreak|developer mode|"
+    r"you are now|act as|pretend|disregard|forget (all|your|everything)|override|"
+    r"above this line|(repeat|print|output|display|dump) (me )?(everything|all( of)? the text|"
+    r"the text|what('s| is| was) (above|before|written)|your|the (first|previous|above|hidden|"
+    r"initial))|show (me )?(your|the (hidden|initial|system|first|previous|above))|"
+    r"initial (prompt|instructions)|hidden (prompt|instructions)|\bDAN\b|do anything now",
+    re.IGNORECASE,
+)
+
+PRICE_CLAIM = re.compile(
+    r"\b(say|tell|confirm|repeat|state|write|agree)\b.{0,60}(\bcosts?\b|\bprice\b|\$\s?\d)",
+    re.IGNORECASE,
+)
+
+GREETING = re.compile(
+    r"^\s*(hi|hello|hey|hiya|howdy|greetings|good (morning|afternoon|evening))\b[\s!.,]*"
+    r"(there|team|partchat)?[\s!.,]*$",
+    re.IGNORECASE,
+)
+
+THANKS = re.compile(r"^\s*(thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}$", re.IGNORECASE)
+
+ORDERS = re.compile(
+    r"\b(my order|order status|order number|tracking|track (my|the|an?|this) (order|package|"
+    r"parcel|shipment|delivery)|refund|return (my|the|an?) |delivery|"
+    r"shipping|shipped|invoice|cancel (my|the) order)\b",
+    re.IGNORECASE,
+)
+
+OTHER_APPLIANCE = re.compile(
+    r"\b(washing machine|washer|dryer|oven|stove|range hood|cooktop|microwave|air ?conditioner|"
+    r"furnace|water heater|vacuum|television|tv|garbage disposal|trash compactor)\b",
+    re.IGNORECASE,
+)
+
+CHITCHAT = re.compile(
+    r"\b(weather|joke|poem|story|capital of|who won|recipe|bitcoin|stock market|president|"
+    r"meaning of life|sing|translate)\b",
+    re.IGNORECASE,
+)
+
+OUR_APPLIANCE = re.compile(
+    r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer)s?\b", re.IGNORECASE
+)
+
+IN_SCOPE = re.compile(
+    r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer|part|ps\d+)\b", re.IGNORECASE
+)
+
+_INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\b", re.IGNORECASE)
+_PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
+
+
+def rule_intent(text: str) -> str | None:
+    """The intent the rules are sure of, else None."""
+    if INJECTION.search(text) or PRICE_CLAIM.search(text):
+        return "injection"
+    if GREETING.match(text):
+        return "greeting"
+    if THANKS.match(text):
+        return "thanks"
+    if ORDERS.search(text) and not _INSTALL_WORDS.search(text):
+        return "orders"
+    ours = OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
+    if OTHER_APPLIANCE.search(text) and not ours:
+        return "out_of_scope"
+    if CHITCHAT.search(text) and not IN_SCOPE.search(text):
+        return "out_of_scope"
+    return None

@@ -1,0 +1,78 @@
+"""The trained model inside ``catalog.db`` (table ``nlu_model``), built with the catalog.
+
+The symptom classifier's labels are the catalog's symptoms, so the model is built, versioned
+and replaced together with the catalog it reads: ``partchat catalog build`` (and ``serve``
+when the catalog is missing or stale) trains it; serving only loads it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+from . import corpus
+from .features import FEATURES_VERSION
+from .model import Understanding
+from .train import MODEL_VERSION, Example, train
+
+
+class ModelMissing(Exception):
+    """catalog.db has no understanding model (built by an older partchat)."""
+
+
+def training_digest() -> str:
+    """What a rebuild depends on: the training files' bytes and the code versions."""
+    h = hashlib.sha256(f"features {FEATURES_VERSION} model {MODEL_VERSION}\0".encode())
+    for f in corpus.training_files():
+        if f.is_file():
+            h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def training_mtimes() -> list[float]:
+    return [Path(str(f)).stat().st_mtime for f in corpus.training_files() if f.is_file()]
+
+
+def examples(conn: sqlite3.Connection) -> list[Example]:
+    """The train split's messages and dialogue turns, plus every symptom's label and
+    phrasings from the catalog (so a symptom the corpus lacks is still known)."""
+    out: list[Example] = []
+    for m in corpus.messages("train"):
+        out.append(Example(m["text"], m["intent"], tuple(_slug(s) for s in m["symptoms"])))
+    for d in corpus.dialogues("train"):
+        for t in d["turns"]:
+            out.append(Example(t["user"], t["intent"], tuple(_slug(s) for s in t["symptoms"])))
+    for sid, label, synonyms in conn.execute(
+        "SELECT id, label, synonyms FROM symptoms ORDER BY id"
+    ):
+        for phrase in dict.fromkeys([label.lower(), *json.loads(synonyms)]):
+            out.append(Example(phrase, None, (_slug(sid),)))
+    return out
+
+
+def _slug(symptom_id: str) -> str:
+    return symptom_id.split("/", 1)[1]
+
+
+def insert_model(conn: sqlite3.Connection) -> None:
+    """Train on the corpus and the catalog's symptoms just inserted; store the weights."""
+    data = train(examples(conn))
+    conn.execute(
+        "INSERT INTO nlu_model (id, data) VALUES (1, ?)", (json.dumps(data, separators=(",", ":")),)
+    )
+
+
+def load(db_path: Path) -> Understanding:
+    """The model stored in ``db_path`` (read once at start-up)."""
+    conn = sqlite3.connect(Path(db_path).resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT data FROM nlu_model WHERE id = 1").fetchone()
+    except sqlite3.OperationalError as exc:
+        raise ModelMissing(f"{db_path}: no understanding model; rebuild the catalog") from exc
+    finally:
+        conn.close()
+    if row is None:
+        raise ModelMissing(f"{db_path}: no understanding model; rebuild the catalog")
+    return Understanding(json.loads(row[0]))

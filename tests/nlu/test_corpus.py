@@ -1,0 +1,87 @@
+"""The corpus itself: well-formed, labels that exist, numbers the catalog knows, a split
+made once and a test split that does not change without saying so."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+
+import pytest
+
+from partchat.catalog import Catalog
+from partchat.nlu import corpus
+from partchat.nlu.dialogue import ANSWER
+
+INTENTS = {
+    "search", "details", "compat", "diagnose", "install", "greeting", "thanks",
+    "out_of_scope", "injection", "orders", ANSWER,
+}  # fmt: skip
+TOOLS = {
+    None, "search_parts", "get_part_details", "check_compatibility", "diagnose_repair",
+    "get_installation_instructions",
+}  # fmt: skip
+# The frozen test split. Changing it needs a reason in the commit message.
+FROZEN = "FROZEN.sha256"
+
+
+def _all_labelled() -> list[tuple[str, dict]]:  # type: ignore[type-arg]
+    out: list[tuple[str, dict]] = []  # type: ignore[type-arg]
+    for split in corpus.SPLITS:
+        out += [(m["id"], dict(m)) for m in corpus.messages(split)]
+        for d in corpus.dialogues(split):
+            out += [(f"{d['id']}#{i}", dict(t)) for i, t in enumerate(d["turns"], 1)]
+    return out
+
+
+def test_the_test_split_is_frozen() -> None:
+    root = resources.files(corpus.PACKAGE_DATA)
+    recorded = dict(
+        line.split("  ", 1)[::-1] for line in root.joinpath(FROZEN).read_text().splitlines()
+    )
+    for name in ("messages_test.jsonl", "dialogues_test.jsonl"):
+        digest = hashlib.sha256(root.joinpath(name).read_bytes()).hexdigest()
+        assert recorded[name] == digest, (
+            f"{name} changed: say why in the commit, then update {FROZEN}"
+        )
+
+
+def test_every_item_is_in_the_split_its_id_gives() -> None:
+    for split in corpus.SPLITS:
+        assert all(corpus.split_of(m["id"]) == split for m in corpus.messages(split))
+        assert all(corpus.split_of(d["id"]) == split for d in corpus.dialogues(split))
+
+
+def test_ids_are_unique_and_no_test_text_is_trained_on() -> None:
+    ids = [i for i, _ in _all_labelled()]
+    assert len(ids) == len(set(ids))
+    train = {m["text"].lower() for m in corpus.messages("train")}
+    train |= {t["user"].lower() for d in corpus.dialogues("train") for t in d["turns"]}
+    test = [m["text"] for m in corpus.messages("test")]
+    assert [t for t in test if t.lower() in train] == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_labels_are_known_and_numbers_exist(catalog: Catalog) -> None:
+    symptom_ids = {s["id"] for s in await catalog.symptoms()}
+    problems = []
+    for item_id, item in _all_labelled():
+        if item["intent"] not in INTENTS:
+            problems.append(f"{item_id}: intent {item['intent']!r}")
+        problems += [f"{item_id}: symptom {s}" for s in item["symptoms"] if s not in symptom_ids]
+        for ps in item["parts"]:
+            if await catalog.get_part(ps) is None:
+                problems.append(f"{item_id}: part {ps}")
+        for model in item["models"]:
+            if (await catalog.find_model(model))["match"] is None:
+                problems.append(f"{item_id}: model {model}")
+        if "expect" in item and item["expect"].get("tool") not in TOOLS:
+            problems.append(f"{item_id}: tool {item['expect'].get('tool')}")
+    assert problems == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_every_intent_and_symptom_is_covered(catalog: Catalog) -> None:
+    items = [i for _, i in _all_labelled()]
+    assert {i["intent"] for i in items} == INTENTS
+    covered = {s for i in items for s in i["symptoms"]}
+    assert covered == {s["id"] for s in await catalog.symptoms()}
