@@ -150,6 +150,7 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
                 "llm_stream",
                 ["bench/bench_llm_stream.py", "--quick", "--modes", "astream", "--json"],
             ),
+            ("nlu", ["bench/nlu.py", "--smoke", "--split", "dev", "--json"]),
         ):
             proc = subprocess.Popen(
                 [C.PY, *args], cwd=C.ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -160,6 +161,8 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
         results["catalog"] = run_json(["bench/bench_catalog.py"], 600)
         print("LLM stream bench …", file=sys.stderr, flush=True)
         results["llm_stream"] = run_json(["bench/bench_llm_stream.py"], 900)
+        print("understanding bench …", file=sys.stderr, flush=True)
+        results["nlu"] = run_json(["bench/nlu.py"], 900)
 
     if ns.smoke:
         # Paced (5 ms/token) so the answer really streams: the server coalesces the
@@ -303,6 +306,7 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
             **load,
             "catalog": results.get("catalog", {}),
             "llm_stream": results.get("llm_stream", {}),
+            "nlu": results.get("nlu", {}),
         }.items()
         if "failed" in r
     ]
@@ -427,6 +431,11 @@ def markdown(r: dict[str, Any]) -> str:
         ]
         for q, x in (cat.get("queries") or {}).items():
             out.append(f"| {q} | {x.get('p50_ms')} | {x.get('p99_ms')} |")
+    nlu = r.get("nlu") or {}
+    if nlu and "failed" not in nlu:
+        import nlu as nlu_bench
+
+        out += ["", nlu_bench.markdown(nlu).replace("# Understanding", "## Understanding", 1)]
     llm = r.get("llm_stream") or {}
     if llm and "failed" not in llm:
         out += [

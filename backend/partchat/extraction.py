@@ -18,6 +18,13 @@ _PS = re.compile(r"^PS\d{3,12}$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Z]")
 _MODEL_CUE = re.compile(r"\bmodel\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
+_NUMBER_CUE = re.compile(
+    r"\b(model|whirlpool|ge|kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|amana|"
+    r"jenn-?air|electrolux|haier|hotpoint|fridge|refrigerator|dishwasher|dw|with|for|on|"
+    r"fits?|in an?)\s*"
+    r"(number|no\.?|#)?\s*(is)?\s*:?\s*$",
+    re.IGNORECASE,
+)
 _PART_CUE = re.compile(r"\bpart\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
 
 # Shoppers' spellings too: "DW", "dishwaser", "refridgerator", "frig", "icebox".
@@ -78,16 +85,21 @@ def _candidates(text: str) -> list[tuple[str, str]]:
         token = m.group(0).strip(".-/").upper()
         if len(token) < 3 or token in seen or not _HAS_DIGIT.search(token):
             continue
-        # Plain numbers: only long ones can be model or manufacturer numbers (not "2019", "$45").
+        # Plain numbers: only long ones can be model or manufacturer numbers (not "2019",
+        # "$45"), unless a brand, an appliance, "model" or "fits" stands just before
+        # ("LG 71052", "does it work with 14305").
+        before = text[max(0, m.start() - 20) : m.start()]
         if not _HAS_ALPHA.search(token) and len(token) < 7:
-            continue
+            if len(token) < 4 or not _NUMBER_CUE.search(before):
+                continue
         seen.add(token)
-        out.append((token, text[max(0, m.start() - 20) : m.start()]))
+        out.append((token, before))
     return out[:20]
 
 
-async def extract(text: str, catalog: CatalogReader) -> Extraction:
-    """Everything recognisable in one message. Never raises on user text."""
+async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -> Extraction:
+    """Everything recognisable in one message. Never raises on user text. ``symptoms=False``
+    leaves the symptoms to the caller (``nlu.reading`` matches them with more context)."""
     text = text[:MAX_TEXT]
     parts: list[str] = []
     unknown_parts: list[str] = []
@@ -137,12 +149,12 @@ async def extract(text: str, catalog: CatalogReader) -> Extraction:
     appliance = appliance_from_words(text)
     if appliance is None:
         appliance = next((m["appliance"] for m in models if m["known"] and m["appliance"]), None)
-    symptoms = [s["label"] for s in await catalog.match_symptoms(text, appliance)]
+    matched = await catalog.match_symptoms(text, appliance) if symptoms else []
     return Extraction(
         part_numbers=_unique(parts),
         unknown_part_numbers=_unique(unknown_parts),
         models=models,
-        symptoms=_unique(symptoms),
+        symptoms=_unique([s["label"] for s in matched]),
         appliance=appliance,
     )
 

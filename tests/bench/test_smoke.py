@@ -96,3 +96,17 @@ def test_plain_langgraph_baseline_runs(smoke: dict) -> None:  # type: ignore[typ
     assert r["matched_turns"] == r["turns"]
     assert r["deltas_per_turn"] == 20
     assert "--impl langgraph" in r["cmd"]
+
+
+@pytest.mark.timeout(120)
+def test_understanding_bench_reports_its_metrics(smoke: dict) -> None:  # type: ignore[type-arg]
+    nlu = smoke["nlu"]
+    assert nlu["messages"] == 20
+    assert 0 < nlu["intent_accuracy"] <= 1
+    assert 0 <= nlu["symptom_f1"] <= 1
+    assert nlu["dialogues"] == 3
+    assert nlu["ungrounded"] == 0
+    assert nlu["reading_cost"]["n"] == 20
+    assert set(nlu["targets"]) == {
+        "intent_accuracy", "symptom_f1", "number_accuracy", "dialogue_success"
+    }  # fmt: skip

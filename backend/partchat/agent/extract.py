@@ -100,11 +100,15 @@ _ORDINALS = {
 }  # fmt: skip
 _ORD = r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)"
 _ORDINAL = re.compile(
-    rf"\bthe\s+{_ORD}\b|\b{_ORD}\s+(?:one|part|option|item|choice)\b|"
-    r"\b(top|bottom)\s+one\b|\bone (?:at|on) the\s+(top|bottom)\b|"
-    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*([1-9])\b",
+    rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice)\b|"
+    r"\b(?P<c>top|bottom)\s+one\b|\bone (?:at|on) the\s+(?P<d>top|bottom)\b|"
+    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|^\s*(?P<m>[1-9])\s*[.!?]*\s*$|"
+    rf"^\W*(?P<e>{_ORD[1:-1]})\b(\W+(one|pls|please|plz|on the list|in the list|option))*\W*$",
     re.IGNORECASE,
 )
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
+    str(i): i for i in range(1, 10)
+}
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _ACTION = re.compile(
     r"\b(install\w*|replac\w*|fits?|compatible|price|cost|how much|details?|tell me|stock|"
@@ -177,8 +181,11 @@ def referenced_part(messages: Sequence[BaseMessage], *, bare: bool = False) -> s
     text = messages[-1].text
     m = _ORDINAL.search(text)
     if m:
-        word = m.group(1) or m.group(2) or m.group(3) or m.group(4)
-        index = _ORDINALS[word.lower()] if word else int(m.group(5)) - 1
+        word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]
+        if word:
+            index = _ORDINALS[word.lower()]
+        else:
+            index = _NUMBERS[(m["n"] or m["m"]).lower()] - 1
         return numbers[index] if -len(numbers) <= index < len(numbers) else None
     wanted = {w for w in _NAME_WORD.findall(text.lower()) if w not in _GENERIC_WORDS}
     if not wanted or not (bare or _ACTION.search(text)):
@@ -230,7 +237,8 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             implied = {sid.split("/", 1)[0] for sid in reading.symptom_ids}
             if len(implied) == 1:
                 update["appliance_type"] = implied.pop()  # type: ignore[typeddict-item]
-        if update["intent"] == "diagnose" and not update.get("symptoms"):
+        newly_known = state.get("appliance_type") is None and update.get("appliance_type")
+        if update["intent"] == "diagnose" and (newly_known or not update.get("symptoms")):
             update["symptoms"] = await _earlier_symptoms(messages, update, catalog, understanding)
         return update
 
@@ -244,12 +252,13 @@ async def _earlier_symptoms(
     understanding: Understanding,
 ) -> list[str]:
     """A diagnosis whose symptoms were said before the appliance was known ("it's
-    leaking" → "which appliance?" → "the dishwasher"): read the earlier messages again."""
+    leaking" → "which appliance?" → "the dishwasher"): read the earlier messages again
+    (a symptom both appliances have is only recognised once the appliance is)."""
     appliance = update.get("appliance_type")
     if appliance is None:
         return []
     earlier = [m for m in messages[:-1] if isinstance(m, HumanMessage)][-3:]
-    found: list[str] = []
+    found = list(update.get("symptoms") or [])
     for m in earlier:
         again = await read(m.text, catalog, understanding, context_appliance=appliance)
         found += [label for label in again.found["symptoms"] if label not in found]

@@ -71,7 +71,8 @@ _SEARCH_FILLER = re.compile(
     r"you|have|has|had|sell|want|wanted|to|buy|order|new|where|can|could|would|get|please|some|"
     r"any|all|parts?|model|number|is|are|it|it's|its|this|that|these|those|of|with|me|show|"
     r"what|which|there|got|actually|also|hi|hello|hey|thanks|ok|okay|so|and|or|just|like|"
-    r"mine|one|ones|available|list|carry|stock|in|on|from|about)\b",
+    r"mine|one|ones|available|list|carry|stock|in|on|from|about|pls|plz|please|u|ur|"
+    r"fridges?|refrigerators?|dish\s?washers?|dw|replacement|new)\b",
     re.IGNORECASE,
 )
 _APPLIANCE_ONLY = re.compile(

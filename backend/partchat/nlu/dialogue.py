@@ -19,9 +19,14 @@ from .model import Understanding
 # Intents that are not a job of their own: they continue or close one.
 ANSWER = "answer"
 _JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
-_OFFERED_INSTALL = re.compile(r"installation steps\b[^\n]*\?", re.IGNORECASE)
+_OFFERED_INSTALL = re.compile(r"(installation steps|how to install)\b[^\n]*\?\s*$", re.IGNORECASE)
 _INSTALL_WORDS = re.compile(
     r"\b(install\w*|replac\w*|swap\w*|fit it|put (it |this |that )?in|mount\w*|hook\w* up)\b",
+    re.IGNORECASE,
+)
+# "and PS3406971?", "what about the drain hose W10195416": the same question, another part.
+_ELLIPSIS = re.compile(
+    r"^\W*((ok(ay)?|cool|great|thanks|and|also|so)\W+)*(and|what about|how about|also)\b",
     re.IGNORECASE,
 )
 _FIT_WORDS = re.compile(r"\b(fits?|compatible|work(s)? (with|in|on))\b", re.IGNORECASE)
@@ -33,7 +38,40 @@ _YES = re.compile(
 
 
 _FILLER = frozenset(
-    ["psnum", "modelnum", "qmark", "its", "it", "is", "a", "an", "the", "my", "part", "number", "model", "ok", "okay", "here", "this", "that", "one", "i", "think", "sure", "its", "yes", "so", "um", "uh", "oh", "and", "no", "it", "s"]
+    [
+        "psnum",
+        "modelnum",
+        "qmark",
+        "its",
+        "it",
+        "is",
+        "a",
+        "an",
+        "the",
+        "my",
+        "part",
+        "number",
+        "model",
+        "ok",
+        "okay",
+        "here",
+        "this",
+        "that",
+        "one",
+        "i",
+        "think",
+        "sure",
+        "its",
+        "yes",
+        "so",
+        "um",
+        "uh",
+        "oh",
+        "and",
+        "no",
+        "it",
+        "s",
+    ]
 )
 
 
@@ -63,10 +101,19 @@ def pending_job(
     users = [m for m in messages[:-1] if isinstance(m, HumanMessage)]
     for m in reversed(users[-depth:]):
         intent = understanding.score(m.text).intent
+        if is_answer(intent, m.text):
+            continue  # an earlier answer to an earlier question: look further back
+        return intent if intent in _JOBS else None
+    return None
+
+
+def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) -> str | None:
+    """The job of the shopper's latest earlier message that had one."""
+    users = [m for m in messages[:-1] if isinstance(m, HumanMessage)]
+    for m in reversed(users[-3:]):
+        intent = understanding.score(m.text).intent
         if intent in _JOBS:
             return intent
-        if intent != ANSWER:
-            return None
     return None
 
 
@@ -81,6 +128,10 @@ def resolve_intent(
     if not messages or not isinstance(messages[-1], HumanMessage):
         return intent
     text = messages[-1].text
+    if intent in ("details", ANSWER) and _ELLIPSIS.match(text):
+        pending = previous_job(messages, understanding)
+        if pending in ("compat", "install", "details"):
+            return pending
     if not is_answer(intent, text):
         return intent
     previous = _previous_answer(messages)

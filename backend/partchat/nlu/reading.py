@@ -43,7 +43,7 @@ async def read(
     *,
     context_appliance: Appliance | None = None,
 ) -> Reading:
-    found = await extract(text, catalog)
+    found = await extract(text, catalog, symptoms=False)
     scores = understanding.score(text)
     intent = rule_intent(text) or scores.intent
     all_symptoms = await catalog.symptoms()

@@ -313,7 +313,7 @@ CONVERSATIONS: dict[str, list[Step]] = {
             calls=[
                 (
                     "search_parts",
-                    {"query": "door shelf bin fridge", "limit": 5, "appliance": "refrigerator"},
+                    {"query": "door shelf bin", "limit": 5, "appliance": "refrigerator"},
                 )
             ],
             has=["Door Shelf Bin", "Here's what I found"],
