@@ -89,9 +89,9 @@ def _candidates(text: str) -> list[tuple[str, str]]:
         # "$45"), unless a brand, an appliance, "model" or "fits" stands just before
         # ("LG 71052", "does it work with 14305").
         before = text[max(0, m.start() - 20) : m.start()]
-        if not _HAS_ALPHA.search(token) and len(token) < 7:
-            if len(token) < 4 or not _NUMBER_CUE.search(before):
-                continue
+        plain = not _HAS_ALPHA.search(token)
+        if plain and len(token) < 7 and (len(token) < 4 or not _NUMBER_CUE.search(before)):
+            continue
         seen.add(token)
         out.append((token, before))
     return out[:20]

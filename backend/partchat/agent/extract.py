@@ -182,10 +182,8 @@ def referenced_part(messages: Sequence[BaseMessage], *, bare: bool = False) -> s
     m = _ORDINAL.search(text)
     if m:
         word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]
-        if word:
-            index = _ORDINALS[word.lower()]
-        else:
-            index = _NUMBERS[(m["n"] or m["m"]).lower()] - 1
+        number = m["n"] or m["m"] or ""
+        index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
         return numbers[index] if -len(numbers) <= index < len(numbers) else None
     wanted = {w for w in _NAME_WORD.findall(text.lower()) if w not in _GENERIC_WORDS}
     if not wanted or not (bare or _ACTION.search(text)):
