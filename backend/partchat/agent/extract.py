@@ -229,7 +229,11 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         )
         update = apply_extraction(state, found)
         update["intent"] = resolve_intent(
-            reading.intent, messages, understanding, picked_part=picked
+            reading.intent,
+            messages,
+            understanding,
+            picked_part=picked,
+            names_part=bool(found["part_numbers"]) and not picked,
         )
         if update.get("appliance_type") is None and reading.symptom_ids:
             implied = {sid.split("/", 1)[0] for sid in reading.symptom_ids}

@@ -112,6 +112,8 @@ def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) 
     users = [m for m in messages[:-1] if isinstance(m, HumanMessage)]
     for m in reversed(users[-3:]):
         intent = understanding.score(m.text).intent
+        if _ELLIPSIS.match(m.text) or is_answer(intent, m.text):
+            continue  # it continued an earlier job itself
         if intent in _JOBS:
             return intent
     return None
@@ -123,12 +125,14 @@ def resolve_intent(
     understanding: Understanding,
     *,
     picked_part: bool,
+    names_part: bool = False,
 ) -> str:
     """The intent a turn acts on: its own, or for an answer the job it continues."""
     if not messages or not isinstance(messages[-1], HumanMessage):
         return intent
     text = messages[-1].text
-    if intent in ("details", ANSWER) and _ELLIPSIS.match(text):
+    explicit = _INSTALL_WORDS.search(text) or _FIT_WORDS.search(text)
+    if _ELLIPSIS.match(text) and (intent in ("details", ANSWER) or (names_part and not explicit)):
         pending = previous_job(messages, understanding)
         if pending in ("compat", "install", "details"):
             return pending

@@ -38,25 +38,23 @@ def _part_type_words() -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(re.escape(p) for p in phrases) + r")s?\b")
 
 
+_PLACEHOLDERS = frozenset({"psnum", "modelnum", "qmark"})
+
+
 def features(text: str) -> Counter[str]:
     """Word unigrams and bigrams, character 3- to 5-grams inside word boundaries, and
     ``k:part`` when the text names a part type of the catalog's vocabulary ("drain pump"):
     naming a part is what separates "I need a new drain pump" from a symptom."""
     norm = normalize(text)
     words = norm.split()
-    out: Counter[str] = Counter()
-    if _part_type_words().search(norm):
-        out["k:part"] += 1
-    padded = ["<s>", *words, "</s>"]
+    grams = ["w:" + w for w in words]
+    grams += [f"b:{a} {b}" for a, b in itertools.pairwise(["<s>", *words, "</s>"])]
     for w in words:
-        out["w:" + w] += 1
-    for a, b in itertools.pairwise(padded):
-        out[f"b:{a} {b}"] += 1
-    for w in words:
-        if w in ("psnum", "modelnum", "qmark"):
+        if w in _PLACEHOLDERS:
             continue
         token = f" {w} "
-        for n in (3, 4, 5):
-            for i in range(len(token) - n + 1):
-                out["c:" + token[i : i + n]] += 1
-    return out
+        size = len(token)
+        grams += ["c:" + token[i : i + n] for n in (3, 4, 5) for i in range(size - n + 1)]
+    if _part_type_words().search(norm):
+        grams.append("k:part")
+    return Counter(grams)

@@ -41,37 +41,43 @@ class Understanding:
         self._index = {f: i for i, f in enumerate(data["vocab"])}
         self._idf = np.asarray(data["idf"], dtype=np.float64)
         self.intents: list[str] = list(data["intents"])
-        self._intent_w = np.asarray(data["intent_weights"], dtype=np.float64).T.copy()
-        self._intent_b = np.asarray(data["intent_bias"], dtype=np.float64)
         self.slugs: list[str] = list(data["slugs"])
-        self._slug_w = np.asarray(data["slug_weights"], dtype=np.float64).T.copy()
-        self._slug_b = np.asarray(data["slug_bias"], dtype=np.float64)
+        # One (features × (intents + slugs)) matrix: one gather and one product a message.
+        weights = np.vstack(
+            [np.asarray(data["intent_weights"]), np.asarray(data["slug_weights"])]
+        ).T
+        self._w = np.ascontiguousarray(weights, dtype=np.float64)
+        self._b = np.concatenate([data["intent_bias"], data["slug_bias"]]).astype(np.float64)
         self._threshold = float(data["slug_threshold"])
         self._second = float(data["second_threshold"])
+        self._none = self.slugs.index(NO_SYMPTOM) if NO_SYMPTOM in self.slugs else -1
 
     def _vector(self, text: str) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64]]:
+        get = self._index.get
         idx: list[int] = []
-        tf: list[float] = []
+        counts: list[int] = []
         for feature, count in features(text).items():
-            i = self._index.get(feature)
+            i = get(feature)
             if i is not None:
                 idx.append(i)
-                tf.append(1.0 + math.log(count))
-        where = np.asarray(idx, dtype=np.intp)
-        values = np.asarray(tf, dtype=np.float64) * self._idf[where]
+                counts.append(count)
+        where = np.fromiter(idx, dtype=np.intp, count=len(idx))
+        tf = 1.0 + np.log(np.fromiter(counts, dtype=np.float64, count=len(counts)))
+        values = tf * self._idf[where]
         norm = float(np.sqrt(values @ values))
         return where, (values / norm if norm else values)
 
     def score(self, text: str) -> Scores:
         where, values = self._vector(text)
-        logits = values @ self._intent_w[where] + self._intent_b
-        logits = np.exp(logits - logits.max())
-        probs = logits / logits.sum()
+        logits = values @ self._w[where] + self._b
+        k = len(self.intents)
+        intent_logits, slug_logits = logits[:k], logits[k:]
+        intent_logits = np.exp(intent_logits - intent_logits.max())
+        probs = intent_logits / intent_logits.sum()
         best = int(probs.argmax())
-        slug_logits = values @ self._slug_w[where] + self._slug_b
         slug_probs = np.exp(slug_logits - slug_logits.max())
         slug_probs /= slug_probs.sum()
-        none = self.slugs.index(NO_SYMPTOM) if NO_SYMPTOM in self.slugs else -1
+        none = self._none
         p_none = float(slug_probs[none]) if none >= 0 else 0.0
         if none >= 0:
             slug_probs[none] = 0.0

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from .features import normalize
+
 INJECTION = re.compile(
     r"ignore (all |any |your |the |previous |prior |above )*(instructions|rules|prompt)|"
     r"system prompt|your (instructions|prompt|rules)|reveal|jailbreak|developer mode|"
@@ -21,7 +23,8 @@ INJECTION = re.compile(
 )
 
 PRICE_CLAIM = re.compile(
-    r"\b(say|tell|confirm|repeat|state|write|agree)\b.{0,60}(\bcosts?\b|\bprice\b|\$\s?\d)",
+    r"\b(say|tell|confirm|repeat|state|write|agree|type)\b.{0,60}(\bcosts?\b|\bprice\b|\$\s?\d|"
+    r"\bfree\b|\bdiscount|\d+\s?% off)",
     re.IGNORECASE,
 )
 
@@ -36,7 +39,8 @@ THANKS = re.compile(r"^\s*(thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,4
 ORDERS = re.compile(
     r"\b(my order|order status|order number|tracking|track (my|the|an?|this) (order|package|"
     r"parcel|shipment|delivery)|refund|return (my|the|an?) |delivery|"
-    r"shipping|shipped|invoice|cancel (my|the) order)\b",
+    r"shipping|shipped|invoice|cancel (my|the) order|return label|exchange (it|this|the|my)|"
+    r"when\b[^?]{0,40}\b(arrive|ship|come|get here|be delivered)|promo code|coupon)\b",
     re.IGNORECASE,
 )
 
@@ -60,12 +64,23 @@ IN_SCOPE = re.compile(
     r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer|part|ps\d+)\b", re.IGNORECASE
 )
 
+# Bare replies to the assistant's questions: an appliance or a brand, a model number,
+# yes / no, with nothing else.
+_REPLY_WORDS = frozenset(
+    "a an the my its it is i think its yes yeah yep yup no nope nah correct right ok okay "
+    "sure idk dunno not sure modelnum one fridge refrigerator freezer dishwasher dw dish "
+    "washer whirlpool ge kenmore maytag kitchenaid frigidaire samsung lg bosch amana "
+    "jennair jenn air electrolux haier".split()
+)
 _INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\b", re.IGNORECASE)
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 
 
 def rule_intent(text: str) -> str | None:
     """The intent the rules are sure of, else None."""
+    words = normalize(text).split()
+    if words and all(w in _REPLY_WORDS for w in words) and "psnum" not in words:
+        return "answer"
     if INJECTION.search(text) or PRICE_CLAIM.search(text):
         return "injection"
     if GREETING.match(text):
