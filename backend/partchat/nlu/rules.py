@@ -67,10 +67,58 @@ IN_SCOPE = re.compile(
 # Bare replies to the assistant's questions: an appliance or a brand, a model number,
 # yes / no, with nothing else.
 _REPLY_WORDS = frozenset(
-    "a an the my its it is i think its yes yeah yep yup no nope nah correct right ok okay "
-    "sure idk dunno not sure modelnum one fridge refrigerator freezer dishwasher dw dish "
-    "washer whirlpool ge kenmore maytag kitchenaid frigidaire samsung lg bosch amana "
-    "jennair jenn air electrolux haier".split()
+    [
+        "a",
+        "an",
+        "the",
+        "my",
+        "its",
+        "it",
+        "is",
+        "i",
+        "think",
+        "its",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "no",
+        "nope",
+        "nah",
+        "correct",
+        "right",
+        "ok",
+        "okay",
+        "sure",
+        "idk",
+        "dunno",
+        "not",
+        "sure",
+        "modelnum",
+        "one",
+        "fridge",
+        "refrigerator",
+        "freezer",
+        "dishwasher",
+        "dw",
+        "dish",
+        "washer",
+        "whirlpool",
+        "ge",
+        "kenmore",
+        "maytag",
+        "kitchenaid",
+        "frigidaire",
+        "samsung",
+        "lg",
+        "bosch",
+        "amana",
+        "jennair",
+        "jenn",
+        "air",
+        "electrolux",
+        "haier",
+    ]
 )
 _INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\b", re.IGNORECASE)
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
