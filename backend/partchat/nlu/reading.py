@@ -20,7 +20,7 @@ from .rules import rule_intent
 # ("a door gasket for my leaking fridge" still searches, but records the symptom). The
 # classifier's symptoms count when it is this sure that there is one at all.
 _SYMPTOM_INTENTS = frozenset({"diagnose", "search", "answer", "install", "details", "compat"})
-_SOME_SYMPTOM = {"diagnose": 0.1}
+_SOME_SYMPTOM = {"diagnose": 0.1, "answer": 0.8}
 _SOME_SYMPTOM_ELSEWHERE = 0.5
 
 
@@ -48,32 +48,40 @@ async def read(
     intent = rule_intent(text) or scores.intent
     all_symptoms = await catalog.symptoms()
     appliance = found["appliance"] or context_appliance
-    matched = await catalog.match_symptoms(text, appliance)
-    ids = [s["id"] for s in matched]
+    matched = [s["id"] for s in await catalog.match_symptoms(text, appliance)]
+    learnt: list[str] = []
     sure = 1.0 - scores.no_symptom >= _SOME_SYMPTOM.get(intent, _SOME_SYMPTOM_ELSEWHERE)
     if intent in _SYMPTOM_INTENTS and sure:
-        for slug in scores.slugs:
-            sid = _symptom_for(slug, appliance, all_symptoms, ids)
-            if sid is not None and sid not in ids:
-                ids.append(sid)
-    if found["appliance"] is None and ids:
-        implied = {sid.split("/", 1)[0] for sid in ids}
-        if len(implied) == 1 and not context_appliance:
-            appliance_of = implied.pop()
-            ids = [i for i in ids if i.startswith(appliance_of)]
+        learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in scores.slugs) if s]
+    if appliance is None:
+        # No appliance said: the symptoms' own appliance, when they agree on one
+        # ("ice maker" is a refrigerator's), decides the phrases that both have.
+        implied = _one_appliance(learnt) or _one_appliance(matched)
+        if implied is not None:
+            matched = [i for i in matched if i.startswith(implied + "/")]
+            learnt += (
+                [
+                    s
+                    for g in scores.slugs
+                    if (s := _symptom_for(g, implied, all_symptoms)) and s not in learnt
+                ]
+                if learnt or sure
+                else []
+            )
+    ids = list(dict.fromkeys([*learnt, *matched]))
     by_id = {s["id"]: s for s in all_symptoms}
     found["symptoms"] = list(dict.fromkeys(by_id[i]["label"] for i in ids if i in by_id))
     return Reading(intent, scores.confidence, found, ids)
 
 
-def _symptom_for(
-    slug: str, appliance: Appliance | None, symptoms: list[Symptom], taken: list[str]
-) -> str | None:
+def _symptom_for(slug: str, appliance: Appliance | None, symptoms: list[Symptom]) -> str | None:
+    """The catalog symptom of a slug: the appliance's, or the only one there is."""
     candidates = [s["id"] for s in symptoms if slug_of(s["id"]) == slug]
     if appliance is not None:
         candidates = [c for c in candidates if c.startswith(appliance + "/")]
-    elif len(candidates) > 1:
-        # No appliance said: follow the appliance of a symptom already found, if any.
-        taken_apps = {t.split("/", 1)[0] for t in taken}
-        candidates = [c for c in candidates if c.split("/", 1)[0] in taken_apps]
     return candidates[0] if len(candidates) == 1 else None
+
+
+def _one_appliance(ids: list[str]) -> Appliance | None:
+    apps = {i.split("/", 1)[0] for i in ids}
+    return apps.pop() if len(apps) == 1 else None  # type: ignore[return-value]
