@@ -120,6 +120,10 @@ _REPLY_WORDS = frozenset(
         "haier",
     ]
 )
+# "find …" / "search for …" as a command is a search, whatever the words after it.
+SEARCH_COMMAND = re.compile(
+    r"^\s*(please\s+|pls\s+)?(find(?!\s+out)|search|look\s*up)\b", re.IGNORECASE
+)
 _INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\b", re.IGNORECASE)
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 
@@ -142,4 +146,6 @@ def rule_intent(text: str) -> str | None:
         return "out_of_scope"
     if CHITCHAT.search(text) and not IN_SCOPE.search(text):
         return "out_of_scope"
+    if SEARCH_COMMAND.match(text):
+        return "search"
     return None
