@@ -11,6 +11,7 @@ import pytest
 from partchat.catalog import Catalog
 from partchat.nlu import corpus
 from partchat.nlu.dialogue import ANSWER
+from partchat.nlu.features import normalize
 
 INTENTS = {
     "search", "details", "compat", "diagnose", "install", "greeting", "thanks",
@@ -58,6 +59,27 @@ def test_ids_are_unique_and_no_test_text_is_trained_on() -> None:
     train |= {t["user"].lower() for d in corpus.dialogues("train") for t in d["turns"]}
     test = [m["text"] for m in corpus.messages("test")]
     assert [t for t in test if t.lower() in train] == []
+
+
+def test_items_written_after_the_split_do_not_repeat_held_out_text() -> None:
+    """``tr-`` items were written after the split: none may equal a dev or test message
+    once numbers and punctuation are normalised ("PS123 price?" is "PS456 price?")."""
+    held_out = {normalize(m["text"]) for s in ("dev", "test") for m in corpus.messages(s)}
+    held_out |= {
+        normalize(t["user"])
+        for s in ("dev", "test")
+        for d in corpus.dialogues(s)
+        for t in d["turns"]
+    }
+    later = [m for m in corpus.messages("train") if m["id"].startswith("tr-")]
+    assert len(later) > 1000
+    assert [m["id"] for m in later if normalize(m["text"]) in held_out] == []
+
+
+def test_items_written_after_the_split_never_join_test() -> None:
+    assert corpus.split_of("tr-anything") == "train"
+    assert corpus.split_of("dv-anything") == "dev"
+    assert {corpus.split_of(f"so-{i:04d}") for i in range(200)} == set(corpus.SPLITS)
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -14,10 +14,10 @@ from typing import Any
 
 from .features import FEATURES_VERSION, features
 
-MODEL_VERSION = 1
+MODEL_VERSION = 2
 INTENT_C = 30.0
-SYMPTOM_C = 30.0
-SYMPTOM_THRESHOLD = 0.3
+SYMPTOM_C = 10.0
+SYMPTOM_THRESHOLD = 0.2
 MIN_DF = 2
 INTENT_WEIGHT: str | None = None
 NO_SYMPTOM = "-"
