@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from partchat.agent.state import AgentState
 from partchat.catalog.types import CatalogReader
 from partchat.extraction import Extraction, extract
-from partchat.nlu.dialogue import ANSWER, resolve_intent
+from partchat.nlu.dialogue import resolve_intent
 from partchat.nlu.model import Understanding
 from partchat.nlu.reading import read
 
@@ -110,11 +110,6 @@ _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
     str(i): i for i in range(1, 10)
 }
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
-_ACTION = re.compile(
-    r"\b(install\w*|replac\w*|fits?|compatible|price|cost|how much|details?|tell me|stock|"
-    r"buy|order|get|want|take|choose|pick|about)\b",
-    re.IGNORECASE,
-)
 _NAME_WORD = re.compile(r"[a-z]{3,}")
 _GENERIC_WORDS = frozenset(
     [
@@ -153,15 +148,56 @@ _GENERIC_WORDS = frozenset(
         "cost",
         "much",
         "details",
+        # words around a name that do not name anything ("prob the door switch", "ok
+        # lets get that one")
+        "its",
+        "thats",
+        "prob",
+        "probably",
+        "maybe",
+        "guess",
+        "think",
+        "looks",
+        "sounds",
+        "like",
+        "yeah",
+        "yes",
+        "okay",
+        "lets",
+        "try",
+        "then",
+        "sure",
+        "just",
+        "from",
+        "list",
+        "please",
+        "pls",
+        "get",
+        "take",
+        "buy",
+        "order",
+        "choose",
+        "pick",
+        "more",
+        "info",
+        "stock",
     ]
 )
 
 
-def referenced_part(messages: Sequence[BaseMessage], *, bare: bool = False) -> str | None:
+_GENERIC_STEMS = frozenset(w.removesuffix("s") for w in _GENERIC_WORDS)
+
+
+def _stems(text: str) -> set[str]:
+    return {w.removesuffix("s") for w in _NAME_WORD.findall(text.lower())}
+
+
+def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
     """The part the newest user message points at in the previous answer's list: by
-    position ("the first one", "number 2") or by name ("the drain pump"). A name needs
-    an action word ("tell me about the pump") unless the message is a ``bare`` answer
-    ("the pump")."""
+    position ("the first one", "number 2") or by name ("the drain pump", "tell me about
+    the damper control"). A name is every word of the message but the generic ones, all
+    of them in a listed part's name ("what about the drain hose" does not pick the drain
+    pump); of several such parts, the first listed (lists are ordered most likely first)."""
     if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
         return None
     # The newest earlier answer that lists parts, at most two answers back ("yes" →
@@ -185,17 +221,15 @@ def referenced_part(messages: Sequence[BaseMessage], *, bare: bool = False) -> s
         number = m["n"] or m["m"] or ""
         index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
         return numbers[index] if -len(numbers) <= index < len(numbers) else None
-    wanted = {w for w in _NAME_WORD.findall(text.lower()) if w not in _GENERIC_WORDS}
-    if not wanted or not (bare or _ACTION.search(text)):
+    wanted = {w.removesuffix("s") for w in _NAME_WORD.findall(text.lower())} - _GENERIC_STEMS
+    if not wanted:
         return None
-    scores = [(len(wanted & set(_NAME_WORD.findall(line))), ps) for ps, line in items.items()]
-    best = max(score for score, _ in scores)
-    winners = [ps for score, ps in scores if score == best]
-    return winners[0] if best > 0 and len(winners) == 1 else None
+    named = [ps for ps, line in items.items() if wanted <= _stems(line)]
+    return named[0] if named else None
 
 
 async def _extract_with_confirmation(
-    found: Extraction, messages: Sequence[BaseMessage], catalog: CatalogReader, *, bare: bool
+    found: Extraction, messages: Sequence[BaseMessage], catalog: CatalogReader
 ) -> bool:
     """Complete ``found`` from the conversation: "yes" to a suggested model, "the second
     one" from the parts just listed. True when a listed part was picked."""
@@ -206,7 +240,7 @@ async def _extract_with_confirmation(
         if len(known) == 1:  # one clear suggestion: "yes" means that model
             found["models"] = known
     if not found["part_numbers"] and not found["unknown_part_numbers"]:
-        pointed = referenced_part(messages, bare=bare)
+        pointed = referenced_part(messages)
         part = await catalog.get_part(pointed) if pointed else None
         if part is not None:
             found["part_numbers"] = [part["ps_number"]]
@@ -224,9 +258,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             last.text, catalog, understanding, context_appliance=state.get("appliance_type")
         )
         found = reading.found
-        picked = await _extract_with_confirmation(
-            found, messages, catalog, bare=reading.intent == ANSWER
-        )
+        picked = await _extract_with_confirmation(found, messages, catalog)
         update = apply_extraction(state, found)
         update["intent"] = resolve_intent(
             reading.intent,

@@ -13,12 +13,15 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from .features import normalize
+from .features import normalize, part_type_named
 from .model import Understanding
 
 # Intents that are not a job of their own: they continue or close one.
 ANSWER = "answer"
 _JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
+# Intents a message that picks a listed part may be read as: naming a part reads like
+# a search ("damper control"), a symptom ("start relay") or a question about it.
+_PICKING = frozenset({ANSWER, "search", "details", "diagnose"})
 _OFFERED_INSTALL = re.compile(r"(installation steps|how to install)\b[^\n]*\?\s*$", re.IGNORECASE)
 _INSTALL_WORDS = re.compile(
     r"\b(install\w*|replac\w*|swap\w*|fit it|put (it |this |that )?in|mount\w*|hook\w* up)\b",
@@ -30,9 +33,11 @@ _ELLIPSIS = re.compile(
     re.IGNORECASE,
 )
 _FIT_WORDS = re.compile(r"\b(fits?|compatible|work(s)? (with|in|on))\b", re.IGNORECASE)
+# "yes", "yeah show me how", "yes pls, walk me through it": a yes and at most a few
+# words that do not take it back.
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|yup|ya|yea|sure|ok(ay)?|please|go ahead|do it|show me)\b"
-    r"([\s!.,]*(please|pls|plz|do|do it|thanks?|thank you|go ahead|show me|sure))*[\s!.]*$",
+    r"(?![^?]*\b(no|not|but|instead|other)\b)[^?]{0,40}$",
     re.IGNORECASE,
 )
 
@@ -132,25 +137,27 @@ def resolve_intent(
         return intent
     text = messages[-1].text
     explicit = _INSTALL_WORDS.search(text) or _FIT_WORDS.search(text)
-    if _ELLIPSIS.match(text) and (intent in ("details", ANSWER) or (names_part and not explicit)):
+    elliptical = _ELLIPSIS.match(text) is not None
+    if elliptical and not (picked_part or names_part or explicit) and part_type_named(text):
+        return "search"  # "what about the drain hose": another part type
+    if elliptical and (intent in ("details", ANSWER) or (names_part and not explicit)):
         pending = previous_job(messages, understanding)
         if pending in ("compat", "install", "details"):
             return pending
-    if not is_answer(intent, text):
-        return intent
-    previous = _previous_answer(messages)
-    if _YES.match(text) and _OFFERED_INSTALL.search(previous):
-        return "install"
-    pending = pending_job(messages, understanding)
-    if picked_part:
-        # "the second one" after a list: that part, for the job the message or the
-        # conversation names if it is about one part, else its details.
+    if picked_part and intent in _PICKING:
+        # "the second one", "damper control" after a list: that part, for the job the
+        # message or the conversation names if it is about one part, else its details.
+        pending = pending_job(messages, understanding)
         if _INSTALL_WORDS.search(text):
             return "install"
         if _FIT_WORDS.search(text):
             return "compat"
         return pending if pending in ("install", "compat") else "details"
-    return pending or intent
+    if not is_answer(intent, text):
+        return intent
+    if _YES.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
+        return "install"
+    return pending_job(messages, understanding) or intent
 
 
 def is_answer(intent: str, text: str) -> bool:

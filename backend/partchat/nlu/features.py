@@ -14,10 +14,13 @@ from functools import cache
 
 from partchat.catalog.vocab import PART_TYPE_KEYWORDS
 
-FEATURES_VERSION = 2
+FEATURES_VERSION = 3
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
+# A count or a temperature ("50 degrees", "48f", "-20"): its size says nothing the words
+# around it do not, and each value seen once would be a feature of its own.
+_SMALL_NUMBER = re.compile(r"\b\d{1,3}(?:f|c)?\b")
 _APOSTROPHE = re.compile(r"['’`´]")
 _NON_WORD = re.compile(r"[^a-z0-9?]+")
 _QUESTION = re.compile(r"\?")
@@ -28,6 +31,7 @@ def normalize(text: str) -> str:
     text = _APOSTROPHE.sub("", text.lower())
     text = _PS.sub(" psnum ", text)
     text = _NUMBER.sub(" modelnum ", text)
+    text = _SMALL_NUMBER.sub(" smallnum ", text)
     text = _QUESTION.sub(" qmark ", text)
     return " ".join(_NON_WORD.sub(" ", text).split())
 
@@ -38,7 +42,12 @@ def _part_type_words() -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(re.escape(p) for p in phrases) + r")s?\b")
 
 
-_PLACEHOLDERS = frozenset({"psnum", "modelnum", "qmark"})
+def part_type_named(text: str) -> bool:
+    """The text names a part type of the catalog's vocabulary ("drain hose")."""
+    return _part_type_words().search(normalize(text)) is not None
+
+
+_PLACEHOLDERS = frozenset({"psnum", "modelnum", "smallnum", "qmark"})
 
 
 def features(text: str) -> Counter[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,8 @@ class Scores:
     """Symptom slugs ("not-draining"), appliance-free, most probable first."""
     no_symptom: float
     """The probability that the message describes no symptom at all."""
+    symptom_odds: Mapping[str, float]
+    """Each slug's probability given that there is a symptom (sums to 1)."""
 
 
 class Understanding:
@@ -80,14 +83,15 @@ class Understanding:
         p_none = float(slug_probs[none]) if none >= 0 else 0.0
         if none >= 0:
             slug_probs[none] = 0.0
-        rest = max(1e-9, 1.0 - p_none)
+        # Probabilities among the symptoms (given there is one): the classifier's "none"
+        # weighs against a symptom separately, by the intent.
+        slug_probs /= max(1e-9, 1.0 - p_none)
         order = np.argsort(-slug_probs, kind="stable")[:2]
         slugs: list[str] = []
         for rank, i in enumerate(order):
-            # Probabilities among the symptoms (given there is one): the classifier's
-            # "none" weighs against a symptom separately, by the intent.
-            p = float(slug_probs[int(i)]) / rest
-            if p < (self._threshold if rank == 0 else self._second):
+            if slug_probs[int(i)] < (self._threshold if rank == 0 else self._second):
                 break
             slugs.append(self.slugs[int(i)])
-        return Scores(self.intents[best], float(probs[best]), tuple(slugs), p_none)
+        odds = dict(zip(self.slugs, slug_probs.tolist(), strict=True))
+        odds.pop(NO_SYMPTOM, None)
+        return Scores(self.intents[best], float(probs[best]), tuple(slugs), p_none, odds)

@@ -22,6 +22,7 @@ from .rules import rule_intent
 _SYMPTOM_INTENTS = frozenset({"diagnose", "search", "answer", "install", "details", "compat"})
 _SOME_SYMPTOM = {"diagnose": 0.1, "answer": 0.8}
 _SOME_SYMPTOM_ELSEWHERE = 0.5
+_MATCH_FLOOR = 0.05
 
 
 @dataclass
@@ -48,7 +49,15 @@ async def read(
     intent = rule_intent(text) or scores.intent
     all_symptoms = await catalog.symptoms()
     appliance = found["appliance"] or context_appliance
-    matched = [s["id"] for s in await catalog.match_symptoms(text, appliance)]
+    # The catalog's phrases ("dead", "puddle", "fan noise") count where the classifier
+    # finds their symptom plausible at all: "the water dispenser has been dead" is not
+    # *Will not start*; and only in messages that can describe a symptom.
+    matched = [
+        s["id"]
+        for s in await catalog.match_symptoms(text, appliance)
+        if intent in _SYMPTOM_INTENTS
+        and scores.symptom_odds.get(slug_of(s["id"]), 0.0) >= _MATCH_FLOOR
+    ]
     learnt: list[str] = []
     sure = 1.0 - scores.no_symptom >= _SOME_SYMPTOM.get(intent, _SOME_SYMPTOM_ELSEWHERE)
     if intent in _SYMPTOM_INTENTS and sure:

@@ -215,10 +215,24 @@ def convo(text: str, previous: BaseMessage = LIST_ANSWER) -> list[BaseMessage]:
         ("it's also leaking", None),  # a reason word, not a part name
         ("the ice maker is leaking too", None),
         ("install the sixth one", None),
+        # a bare name, whatever it reads like
+        ("door seal", "PS12348515"),
+        ("prob the dishwasher filter", "PS11759673"),
+        # every word must be in the name: another part type is not a pick
+        ("what about the drain hose", None),
+        ("the door latch", None),
     ],
 )
 def test_referenced_part(text: str, expected: str | None) -> None:
     assert referenced_part(convo(text)) == expected
+
+
+def test_of_several_named_parts_the_first_listed_is_picked() -> None:
+    two_pumps = AIMessage(
+        "1. **Drain Pump** (PS11753379) · $59.95\n2. **Circulation Pump** (PS11756150) · $99.00"
+    )
+    assert referenced_part(convo("the pump", two_pumps)) == "PS11753379"
+    assert referenced_part(convo("the circulation pump", two_pumps)) == "PS11756150"
 
 
 def test_referenced_part_needs_a_previous_answer() -> None:

@@ -97,3 +97,58 @@ def test_an_answer_continues_the_job_the_assistant_asked_about() -> None:
     assert resolve_intent("answer", messages, model, picked_part=False) == "install"
     # A message with its own job keeps it.
     assert resolve_intent("compat", messages, model, picked_part=False) == "compat"
+
+
+def test_small_numbers_are_one_placeholder() -> None:
+    assert normalize("fridge at 48F, freezer -20") == "fridge at smallnum freezer smallnum"
+    assert normalize("the 2nd one") == "the 2nd one"  # an ordinal keeps its word
+
+
+def test_symptom_odds_are_given_a_symptom() -> None:
+    reading = Understanding(train(EXAMPLES)).score("water left at the bottom")
+    assert abs(sum(reading.symptom_odds.values()) - 1.0) < 1e-6
+    assert max(reading.symptom_odds, key=reading.symptom_odds.__getitem__) == "not-draining"
+    assert "-" not in reading.symptom_odds
+
+
+def _after_a_list(text: str, intent: str, model: Understanding, *, picked: bool) -> str:
+    messages = [
+        HumanMessage("my dishwasher is not draining"),
+        AIMessage("1. **Drain Pump** (PS11753379)\n2. **Filter** (PS11759673)"),
+        HumanMessage(text),
+    ]
+    return resolve_intent(intent, messages, model, picked_part=picked)
+
+
+def test_naming_a_listed_part_is_about_that_part_whatever_it_reads_like() -> None:
+    model = Understanding(train(EXAMPLES))
+    # "start relay" reads like a symptom, "damper control" like a search
+    assert _after_a_list("drain pump", "diagnose", model, picked=True) == "details"
+    assert _after_a_list("drain pump", "search", model, picked=True) == "details"
+    assert _after_a_list("how do I install the drain pump", "install", model, picked=True) == (
+        "install"
+    )
+    assert _after_a_list("will the drain pump work with it", "details", model, picked=True) == (
+        "compat"
+    )
+
+
+def test_an_elliptical_follow_up_naming_another_part_type_searches() -> None:
+    model = Understanding(train(EXAMPLES))
+    assert _after_a_list("what about the drain hose", "details", model, picked=False) == "search"
+    assert _after_a_list("and the spray arm?", "answer", model, picked=False) == "search"
+    # without a part type it keeps the previous job
+    assert _after_a_list("and PS3406971?", "details", model, picked=False) != "search"
+
+
+def test_yes_with_a_few_words_accepts_offered_installation_steps() -> None:
+    model = Understanding(train(EXAMPLES))
+    for text in ("yes please", "yeah show me how", "yes pls, walk me through it", "sure go ahead"):
+        messages = [
+            HumanMessage("hello"),
+            AIMessage("**Drain Pump** (PS11753379) · $59.95\nWant the installation steps?"),
+            HumanMessage(text),
+        ]
+        assert resolve_intent("answer", messages, model, picked_part=False) == "install", text
+    messages[-1] = HumanMessage("yes but not for this one, the filter")
+    assert resolve_intent("answer", messages, model, picked_part=False) == "answer"
