@@ -170,7 +170,7 @@ class OfflineChatModel(BaseChatModel):
         results = self._results(after)
         if results:
             prefix = self._prefix(messages)
-            if rules.PRICE_CLAIM.search(newest.text):
+            if rules.claims_a_price(newest.text):
                 prefix += w.PRICE_CLAIM + "\n\n"
             return AIMessage(content=prefix + w.write_answer(results))
         plan = self._plan(messages, newest)
@@ -230,9 +230,9 @@ class OfflineChatModel(BaseChatModel):
             _PS.search(text) is not None or unknown_part is not None or mentioned is not None
         )
 
-        if rules.PRICE_CLAIM.search(text) or rules.INJECTION.search(text):
+        if rules.claims_a_price(text) or rules.INJECTION.search(text):
             ps = _PS.search(text)
-            if ps and rules.PRICE_CLAIM.search(text):
+            if ps and rules.claims_a_price(text):
                 # Quote the catalog's real figures instead of the asserted ones.
                 number = part if part and not unknown_part else ps.group(0).upper()
                 return _Plan(

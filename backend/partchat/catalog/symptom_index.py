@@ -60,10 +60,14 @@ class SymptomIndex:
                     if key.endswith(" " + suffix) and len(key) > len(suffix) + 3:
                         self._subjects.append((key[: -len(suffix) - 1], s["id"]))
         self._subjects.sort(key=lambda ks: (-len(ks[0]), ks[0], ks[1]))
-        # longest phrases first, so "freezer not cold" beats "not cold"
-        self._phrases = sorted(
-            set((k, s["id"]) for k, s in phrases), key=lambda ks: (-len(ks[0]), ks[0], ks[1])
-        )
+        # longest phrases first, so "freezer not cold" beats "not cold"; each as the
+        # " key " the text is searched for, with its length and symptom
+        self._phrases = [
+            (f" {k} ", len(k), self._by_id[sid])
+            for k, sid in sorted(
+                set((k, s["id"]) for k, s in phrases), key=lambda ks: (-len(ks[0]), ks[0], ks[1])
+            )
+        ]
 
     def all(self, appliance: Appliance | None = None) -> list[Symptom]:
         return [s for s in self._all if appliance is None or s["appliance"] == appliance]
@@ -83,14 +87,13 @@ class SymptomIndex:
             appliance = self.detect_appliance(text)
         taken: list[tuple[int, int]] = []
         hits: list[tuple[int, Symptom]] = []
-        for key, sid in self._phrases:
-            sym = self._by_id[sid]
+        for key, size, sym in self._phrases:
             if appliance is not None and sym["appliance"] != appliance:
                 continue
-            start = padded.find(f" {key} ")
+            start = padded.find(key)
             if start < 0:
                 continue
-            span = (start + 1, start + 1 + len(key))
+            span = (start + 1, start + 1 + size)
             overlaps = any(a < span[1] and span[0] < b and (a, b) != span for a, b in taken)
             if overlaps:
                 continue

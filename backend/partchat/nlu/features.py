@@ -14,7 +14,7 @@ from functools import cache
 
 from partchat.catalog.vocab import PART_TYPE_KEYWORDS
 
-FEATURES_VERSION = 3
+FEATURES_VERSION = 4
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -50,13 +50,31 @@ def part_type_named(text: str) -> bool:
 _PLACEHOLDERS = frozenset({"psnum", "modelnum", "smallnum", "qmark"})
 
 
+# A clause that says a part of the appliance is fine ("but the freezer is fine", "fridge
+# side seems normal") names that part without a problem: its words are features of their
+# own (``o:``), not the words of a complaint.
+_CLAUSE = re.compile(r"([,.;!()\n]+|\b(?:but|while|though|tho|although|and)\b)")
+_FINE = re.compile(
+    r"\b(fine|ok|okay|normal|good|cold enough|works|working|no problems?|nothing wrong)\b"
+)
+
+
+def _tagged_words(text: str) -> list[str]:
+    """The normalised words, each ``w:`` or ``o:`` (in a clause that says all is fine)."""
+    out: list[str] = []
+    for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
+        tag = "o:" if _FINE.search(clause) else "w:"
+        out += [tag + w for w in normalize(clause).split()]
+    return out
+
+
 def features(text: str) -> Counter[str]:
-    """Word unigrams and bigrams, character 3- to 5-grams inside word boundaries, and
-    ``k:part`` when the text names a part type of the catalog's vocabulary ("drain pump"):
+    """Word unigrams (``o:`` in a clause that says all is fine) and bigrams, character 3-
+    to 5-grams inside word boundaries, and ``k:part`` when the text names a part type of the catalog's vocabulary ("drain pump"):
     naming a part is what separates "I need a new drain pump" from a symptom."""
     norm = normalize(text)
     words = norm.split()
-    grams = ["w:" + w for w in words]
+    grams = _tagged_words(text)
     grams += [f"b:{a} {b}" for a, b in itertools.pairwise(["<s>", *words, "</s>"])]
     for w in words:
         if w in _PLACEHOLDERS:

@@ -51,13 +51,15 @@ async def read(
     appliance = found["appliance"] or context_appliance
     # The catalog's phrases ("dead", "puddle", "fan noise") count where the classifier
     # finds their symptom plausible at all: "the water dispenser has been dead" is not
-    # *Will not start*; and only in messages that can describe a symptom.
-    matched = [
-        s["id"]
-        for s in await catalog.match_symptoms(text, appliance)
-        if intent in _SYMPTOM_INTENTS
-        and scores.symptom_odds.get(slug_of(s["id"]), 0.0) >= _MATCH_FLOOR
-    ]
+    # *Will not start*; and only in messages that can describe one ("an oven that
+    # clicks", "PS… price?" are not looked up).
+    phrases = (
+        await catalog.match_symptoms(text, appliance)
+        if intent in _SYMPTOM_INTENTS and 1.0 - scores.no_symptom >= _MATCH_FLOOR
+        else []
+    )
+    odds = scores.symptom_odds
+    matched = [s["id"] for s in phrases if odds.get(slug_of(s["id"]), 0.0) >= _MATCH_FLOOR]
     learnt: list[str] = []
     sure = 1.0 - scores.no_symptom >= _SOME_SYMPTOM.get(intent, _SOME_SYMPTOM_ELSEWHERE)
     if intent in _SYMPTOM_INTENTS and sure:

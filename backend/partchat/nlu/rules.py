@@ -22,11 +22,26 @@ INJECTION = re.compile(
     re.IGNORECASE,
 )
 
-PRICE_CLAIM = re.compile(
+_PRICE_CLAIM = re.compile(
     r"\b(say|tell|confirm|repeat|state|write|agree|type)\b.{0,60}(\bcosts?\b|\bprice\b|\$\s?\d|"
     r"\bfree\b|\bdiscount|\d+\s?% off)",
     re.IGNORECASE,
 )
+# "can you tell me the price for …", "repeat the price of …": a question, unless a figure
+# is stated too.
+_PRICE_QUESTION = re.compile(
+    r"\b(tell|repeat|give)\s+(me\s+)?(the|what)\s+(price|cost)\b", re.IGNORECASE
+)
+_PRICE_STATED = re.compile(r"\$\s?\d|\bfree\b|\bcents?\b|\bnothing\b|\bzero\b", re.IGNORECASE)
+
+
+def claims_a_price(text: str) -> bool:
+    """The message wants a price, a discount or free shipping said back ("say PS… costs
+    $1"), not one looked up."""
+    if not _PRICE_CLAIM.search(text):
+        return False
+    return not _PRICE_QUESTION.search(text) or _PRICE_STATED.search(text) is not None
+
 
 GREETING = re.compile(
     r"^\s*(hi|hello|hey|hiya|howdy|greetings|good (morning|afternoon|evening))\b[\s!.,]*"
@@ -95,6 +110,8 @@ _REPLY_WORDS = frozenset(
         "not",
         "sure",
         "modelnum",
+        "model",
+        "number",
         "one",
         "fridge",
         "refrigerator",
@@ -133,7 +150,7 @@ def rule_intent(text: str) -> str | None:
     words = normalize(text).split()
     if words and all(w in _REPLY_WORDS for w in words) and "psnum" not in words:
         return "answer"
-    if INJECTION.search(text) or PRICE_CLAIM.search(text):
+    if INJECTION.search(text) or claims_a_price(text):
         return "injection"
     if GREETING.match(text):
         return "greeting"

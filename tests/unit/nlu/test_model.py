@@ -152,3 +152,10 @@ def test_yes_with_a_few_words_accepts_offered_installation_steps() -> None:
         assert resolve_intent("answer", messages, model, picked_part=False) == "install", text
     messages[-1] = HumanMessage("yes but not for this one, the filter")
     assert resolve_intent("answer", messages, model, picked_part=False) == "answer"
+
+
+def test_a_clause_that_says_all_is_fine_has_its_own_word_features() -> None:
+    f = features("fridge is warm, but the freezer is fine")
+    assert f["w:fridge"] == 1 and f["w:warm"] == 1
+    assert f["o:freezer"] == 1 and f["w:freezer"] == 0
+    assert f["w:is"] == 1 and f["o:is"] == 1  # each word where it stands
