@@ -40,3 +40,19 @@ async def test_a_message_about_something_else_has_no_symptoms(
     assert reading.intent == "out_of_scope"
     assert reading.symptom_ids == []
     assert reading.found["symptoms"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "symptoms"),
+    [
+        ("my dishwasher is leaking, and it got really loud too",
+         {"dishwasher/leaking", "dishwasher/noisy"}),
+        ("fridge light is out and the ice maker stopped making ice",
+         {"refrigerator/light-not-working", "refrigerator/ice-maker-not-making-ice"}),
+        ("the dishwasher won't drain", {"dishwasher/not-draining"}),
+    ],
+)  # fmt: skip
+async def test_each_clause_can_state_a_symptom_of_its_own(
+    catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
+) -> None:
+    assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms

@@ -8,6 +8,7 @@ picks the catalog symptom ("refrigerator/leaking").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from partchat.catalog.types import Appliance, CatalogReader, Symptom
@@ -23,6 +24,9 @@ _SYMPTOM_INTENTS = frozenset({"diagnose", "search", "answer", "install", "detail
 _SOME_SYMPTOM = {"diagnose": 0.1, "answer": 0.8}
 _SOME_SYMPTOM_ELSEWHERE = 0.5
 _MATCH_FLOOR = 0.05
+# A clause's own symptom counts when the clause surely has one, and surely this one.
+_CLAUSE_SURE = 0.8
+_CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -62,8 +66,10 @@ async def read(
     matched = [s["id"] for s in phrases if odds.get(slug_of(s["id"]), 0.0) >= _MATCH_FLOOR]
     learnt: list[str] = []
     sure = 1.0 - scores.no_symptom >= _SOME_SYMPTOM.get(intent, _SOME_SYMPTOM_ELSEWHERE)
+    slugs = list(scores.slugs)
     if intent in _SYMPTOM_INTENTS and sure:
-        learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in scores.slugs) if s]
+        slugs += _clause_slugs(text, understanding, slugs)
+        learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in slugs) if s]
     if appliance is None:
         # No appliance said: the symptoms' own appliance, when they agree on one
         # ("ice maker" is a refrigerator's), decides the phrases that both have.
@@ -73,7 +79,7 @@ async def read(
             learnt += (
                 [
                     s
-                    for g in scores.slugs
+                    for g in slugs
                     if (s := _symptom_for(g, implied, all_symptoms)) and s not in learnt
                 ]
                 if learnt or sure
@@ -83,6 +89,24 @@ async def read(
     by_id = {s["id"]: s for s in all_symptoms}
     found["symptoms"] = list(dict.fromkeys(by_id[i]["label"] for i in ids if i in by_id))
     return Reading(intent, scores.confidence, found, ids)
+
+
+def _clause_slugs(text: str, understanding: Understanding, have: list[str]) -> list[str]:
+    """Symptoms that a clause of their own states plainly ("leaking AND really loud"):
+    over the whole message the slugs share one softmax, so a second one is often under
+    its threshold."""
+    clauses = [c for c in _CLAUSES.split(text) if len(c.split()) >= 2]
+    if len(clauses) < 2:
+        return []
+    out: list[str] = []
+    for c in clauses:
+        cs = understanding.score(c)
+        if not cs.slugs or 1.0 - cs.no_symptom < _CLAUSE_SURE:
+            continue
+        top = cs.slugs[0]
+        if cs.symptom_odds[top] >= _CLAUSE_SURE and top not in have and top not in out:
+            out.append(top)
+    return out
 
 
 def _symptom_for(slug: str, appliance: Appliance | None, symptoms: list[Symptom]) -> str | None:
