@@ -103,13 +103,21 @@ _ORDINAL = re.compile(
     rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice)\b|"
     r"\b(?P<c>top|bottom)\s+one\b|\bone (?:at|on) the\s+(?P<d>top|bottom)\b|"
     r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|^\s*(?P<m>[1-9])\s*[.!?]*\s*$|"
-    rf"^\W*(?P<e>{_ORD[1:-1]})\b(\W+(one|pls|please|plz|on the list|in the list|option))*\W*$",
+    # "2nd looks right", "1st pls, price and stock?": an ordinal that opens the message
+    rf"^\W*(?P<e>{_ORD[1:-1]})\b(?!\s+(time|of all|thing|off|i\b|we\b|you\b))",
     re.IGNORECASE,
 )
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
     str(i): i for i in range(1, 10)
 }
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_PRICE = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
+# "the cheaper of the two", "the most expensive one"
+_BY_PRICE = re.compile(
+    r"\b(?P<low>cheap(?:er|est)|less expensive|least expensive|lowest price)\b|"
+    r"\b(?:more|most) expensive\b|\bpric(?:ier|iest)\b",
+    re.IGNORECASE,
+)
 _NAME_WORD = re.compile(r"[a-z]{3,}")
 _GENERIC_WORDS = frozenset(
     [
@@ -181,6 +189,17 @@ _GENERIC_WORDS = frozenset(
         "more",
         "info",
         "stock",
+        "thing",
+        "piece",
+        "bit",
+        "fine",
+        "right",
+        "alright",
+        "cool",
+        "great",
+        "good",
+        "perfect",
+        "well",
     ]
 )
 
@@ -207,14 +226,22 @@ def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
     if not listing:
         return None
     items: dict[str, str] = {}  # PS number -> the line that names it
+    prices: dict[str, float] = {}
     for line in listing[-1].text.splitlines():
         bold = _BOLD.findall(line)
+        price = _PRICE.search(line)
         for ps in _PS_IN_TEXT.findall(line):
             items.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
+            if price and ps not in prices:
+                prices[ps] = float(price[1].replace(",", ""))
     if not items:
         return None
     numbers = list(items)
     text = messages[-1].text
+    by_price = _BY_PRICE.search(text)
+    if by_price and prices:
+        pick = min if by_price["low"] else max
+        return pick(prices, key=prices.__getitem__)
     m = _ORDINAL.search(text)
     if m:
         word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]

@@ -157,7 +157,12 @@ def resolve_intent(
         return intent
     if _YES.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
         return "install"
-    return pending_job(messages, understanding) or intent
+    pending = pending_job(messages, understanding)
+    if pending is None and "modelnum" in normalize(text).split():
+        # A model given unasked ("it's a whirlpool MDB7749SAW0" after a diagnosis):
+        # the same job, now for that model.
+        pending = previous_job(messages, understanding)
+    return pending or intent
 
 
 def is_answer(intent: str, text: str) -> bool:

@@ -14,10 +14,14 @@ from .features import normalize
 INJECTION = re.compile(
     r"ignore (all |any |your |the |previous |prior |above )*(instructions|rules|prompt)|"
     r"system prompt|your (instructions|prompt|rules)|reveal|jailbreak|developer mode|"
-    r"you are now|act as|pretend|disregard|forget (all|your|everything)|override|"
+    r"you are now|act as|pretend (you|to|that|the|it)|disregard|forget (all|your|everything)|"
+    r"override(?! (setting|switch|button|mode))|"
     r"above this line|(repeat|print|output|display|dump) (me )?(everything|all( of)? the text|"
     r"the text|what('s| is| was) (above|before|written)|your|the (first|previous|above|hidden|"
-    r"initial))|show (me )?(your|the (hidden|initial|system|first|previous|above))|"
+    r"initial) (\w+ )?(message|prompt|instructions?|text|rules|lines?|words))|"
+    r"show (me )?(your (prompt|instructions|rules|system|config\w*|settings|hidden)|"
+    r"the (hidden|initial|system|first|previous|above) (\w+ )?(message|prompt|instructions?|"
+    r"text|rules|lines?|words))|"
     r"initial (prompt|instructions)|hidden (prompt|instructions)|\bDAN\b|do anything now",
     re.IGNORECASE,
 )
@@ -55,7 +59,8 @@ ORDERS = re.compile(
     r"\b(my order|order status|order number|tracking|track (my|the|an?|this) (order|package|"
     r"parcel|shipment|delivery)|refund|return (my|the|an?) |delivery|"
     r"shipping|shipped|invoice|cancel (my|the) order|return label|exchange (it|this|the|my)|"
-    r"when\b[^?]{0,40}\b(arrive|ship|come|get here|be delivered)|promo code|coupon)\b",
+    r"when\b[^?]{0,40}\b(arrive|ship|come|get here|be delivered)|promo code|coupon|"
+    r"ship\w* (it |that |this |them )?(for )?free|charge for shipping)\b",
     re.IGNORECASE,
 )
 

@@ -221,6 +221,13 @@ def convo(text: str, previous: BaseMessage = LIST_ANSWER) -> list[BaseMessage]:
         # every word must be in the name: another part type is not a pick
         ("what about the drain hose", None),
         ("the door latch", None),
+        # an ordinal that opens the message
+        ("2nd looks right", "PS11759673"),
+        ("1st pls, price and stock?", "PS11753379"),
+        ("first time doing this, how do I fit the filter", None),  # not an ordinal
+        # by price
+        ("the cheaper one", "PS11759673"),
+        ("the most expensive of those", "PS11753379"),
     ],
 )
 def test_referenced_part(text: str, expected: str | None) -> None:

@@ -86,9 +86,13 @@ def test_an_answer_continues_the_job_the_assistant_asked_about() -> None:
         HumanMessage("it's a WDF520PADM7"),
     ]
     assert resolve_intent("answer", messages, model, picked_part=False) == "diagnose"
-    # Not after a statement: nothing was asked.
+    # A model given unasked: the same job, for that model.
     messages[1] = AIMessage("Here are the parts.")
+    assert resolve_intent("answer", messages, model, picked_part=False) == "diagnose"
+    # Anything else after a statement: nothing was asked.
+    messages[2] = HumanMessage("whirlpool")
     assert resolve_intent("answer", messages, model, picked_part=False) == "answer"
+    messages[2] = HumanMessage("it's a WDF520PADM7")
     # A pick from a list is about that part.
     messages[1] = AIMessage("1. **Pump** (PS11753379)\nWant installation steps for one of these?")
     assert resolve_intent("answer", messages, model, picked_part=True) == "details"

@@ -15,6 +15,7 @@ from partchat.nlu.rules import rule_intent
         ("hello there!", "greeting"),
         ("thanks, that fixed it", "thanks"),
         ("where is my order? tracking says nothing", "orders"),
+        ("do you ship that free or is there a charge", "orders"),
         ("my washing machine won't spin", "out_of_scope"),
         ("tell me a joke", "out_of_scope"),
         ("it's a WDT780SAEM1", "answer"),
@@ -39,6 +40,9 @@ def test_a_rule_decides(text: str, intent: str) -> None:
         "does PS3406971 fit my kenmore fridge",
         "is the washer arm for my dishwasher in stock",  # 'washer' inside our appliance talk
         "can you tell me the price for the W10195416 wheel",  # asks for a price, states none
+        "show me the first one",  # a pick, not the first message
+        "pretend i know nothing about fridges, how do i put in PS3406971",
+        "the override setting on my fridge thermostat does nothing",
         "repeat the price of PS3406971, i missed it",
     ],
 )
