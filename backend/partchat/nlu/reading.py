@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from partchat.catalog.types import Appliance, CatalogReader, Symptom
 from partchat.extraction import Extraction, extract
 
+from .dialogue import ANSWER
 from .model import Understanding
 from .rules import rule_intent
 
@@ -86,6 +87,8 @@ async def read(
                 else []
             )
     ids = list(dict.fromkeys([*learnt, *matched]))
+    if intent == ANSWER and learnt and 1.0 - scores.no_symptom >= _CLAUSE_SURE:
+        intent = "diagnose"  # "it's not draining" reads like "it's a …", but states a problem
     by_id = {s["id"]: s for s in all_symptoms}
     found["symptoms"] = list(dict.fromkeys(by_id[i]["label"] for i in ids if i in by_id))
     return Reading(intent, scores.confidence, found, ids)
