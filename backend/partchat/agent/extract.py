@@ -192,6 +192,14 @@ _GENERIC_WORDS = frozenset(
         "thing",
         "piece",
         "bit",
+        "has",
+        "have",
+        "comes",
+        "whichever",
+        "two",
+        "three",
+        "those",
+        "these",
         "fine",
         "right",
         "alright",
@@ -240,19 +248,27 @@ def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
     text = messages[-1].text
     by_price = _BY_PRICE.search(text)
     if by_price and prices:
+        # "whichever of the two gaskets is cheaper": among the parts the message names
+        named_too = _named(items, _BY_PRICE.sub(" ", text))
+        among = {ps: prices[ps] for ps in named_too if ps in prices} or prices
         pick = min if by_price["low"] else max
-        return pick(prices, key=prices.__getitem__)
+        return pick(among, key=among.__getitem__)
     m = _ORDINAL.search(text)
     if m:
         word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]
         number = m["n"] or m["m"] or ""
         index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
         return numbers[index] if -len(numbers) <= index < len(numbers) else None
+    named = _named(items, text)
+    return named[0] if named else None
+
+
+def _named(items: dict[str, str], text: str) -> list[str]:
+    """The listed parts whose name has every non-generic word of ``text``, in order."""
     wanted = {w.removesuffix("s") for w in _NAME_WORD.findall(text.lower())} - _GENERIC_STEMS
     if not wanted:
-        return None
-    named = [ps for ps, line in items.items() if wanted <= _stems(line)]
-    return named[0] if named else None
+        return []
+    return [ps for ps, line in items.items() if wanted <= _stems(line)]
 
 
 async def _extract_with_confirmation(

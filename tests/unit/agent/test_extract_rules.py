@@ -228,6 +228,7 @@ def convo(text: str, previous: BaseMessage = LIST_ANSWER) -> list[BaseMessage]:
         # by price
         ("the cheaper one", "PS11759673"),
         ("the most expensive of those", "PS11753379"),
+        ("whichever dishwasher door seal is cheaper", "PS12348515"),  # named, then by price
     ],
 )
 def test_referenced_part(text: str, expected: str | None) -> None:
