@@ -10,11 +10,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from functools import cache
+from functools import cache, lru_cache
 
 from partchat.catalog.vocab import PART_TYPE_KEYWORDS
 
-FEATURES_VERSION = 4
+FEATURES_VERSION = 5
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -68,20 +68,32 @@ def _tagged_words(text: str) -> list[str]:
     return out
 
 
+def word_features(text: str) -> tuple[list[str], list[str]]:
+    """The features that are not character n-grams, and the words whose character
+    n-grams (``char_grams``) complete them: ``features`` is both counted together."""
+    grams = _tagged_words(text)
+    words = [g[2:] for g in grams]
+    grams += [f"b:{a} {b}" for a, b in itertools.pairwise(["<s>", *words, "</s>"])]
+    if _part_type_words().search(" ".join(words)):
+        grams.append("k:part")
+    return grams, [w for w in words if w not in _PLACEHOLDERS]
+
+
+@lru_cache(maxsize=65536)
+def char_grams(word: str) -> tuple[str, ...]:
+    """Character 3- to 5-grams of a word, with its boundaries."""
+    token = f" {word} "
+    size = len(token)
+    return tuple("c:" + token[i : i + n] for n in (3, 4, 5) for i in range(size - n + 1))
+
+
 def features(text: str) -> Counter[str]:
     """Word unigrams (``o:`` in a clause that says all is fine) and bigrams, character 3-
-    to 5-grams inside word boundaries, and ``k:part`` when the text names a part type of the catalog's vocabulary ("drain pump"):
-    naming a part is what separates "I need a new drain pump" from a symptom."""
-    norm = normalize(text)
-    words = norm.split()
-    grams = _tagged_words(text)
-    grams += [f"b:{a} {b}" for a, b in itertools.pairwise(["<s>", *words, "</s>"])]
+    to 5-grams inside word boundaries, and ``k:part`` when the text names a part type of
+    the catalog's vocabulary ("drain pump"): naming a part is what separates "I need a new
+    drain pump" from a symptom."""
+    grams, words = word_features(text)
+    counts = Counter(grams)
     for w in words:
-        if w in _PLACEHOLDERS:
-            continue
-        token = f" {w} "
-        size = len(token)
-        grams += ["c:" + token[i : i + n] for n in (3, 4, 5) for i in range(size - n + 1)]
-    if _part_type_words().search(norm):
-        grams.append("k:part")
-    return Counter(grams)
+        counts.update(char_grams(w))
+    return counts

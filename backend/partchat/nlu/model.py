@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -9,10 +10,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .features import FEATURES_VERSION, features
+from .features import FEATURES_VERSION, char_grams, word_features
 from .train import NO_SYMPTOM
 
 Intent = str
+_WORD_CACHE = 50_000  # words kept with their n-gram indices (a few MiB at most)
 
 
 class ModelMismatch(Exception):
@@ -53,19 +55,28 @@ class Understanding:
         self._threshold = float(data["slug_threshold"])
         self._second = float(data["second_threshold"])
         self._none = self.slugs.index(NO_SYMPTOM) if NO_SYMPTOM in self.slugs else -1
+        self._word_cache: dict[str, tuple[int, ...]] = {}
+
+    def _word_indices(self, word: str) -> tuple[int, ...]:
+        """The vocabulary indices of a word's character n-grams (words recur, so kept)."""
+        found = self._word_cache.get(word)
+        if found is None:
+            get = self._index.get
+            found = tuple(i for g in char_grams(word) if (i := get(g)) is not None)
+            if len(self._word_cache) < _WORD_CACHE:
+                self._word_cache[word] = found
+        return found
 
     def _vector(self, text: str) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float64]]:
+        grams, words = word_features(text)
         get = self._index.get
-        idx: list[int] = []
-        counts: list[int] = []
-        for feature, count in features(text).items():
-            i = get(feature)
-            if i is not None:
-                idx.append(i)
-                counts.append(count)
-        where = np.fromiter(idx, dtype=np.intp, count=len(idx))
-        tf = 1.0 + np.log(np.fromiter(counts, dtype=np.float64, count=len(counts)))
-        values = tf * self._idf[where]
+        idx = [i for g in grams if (i := get(g)) is not None]
+        for w in words:
+            idx += self._word_indices(w)
+        counted = Counter(idx)
+        where = np.fromiter(counted.keys(), dtype=np.intp, count=len(counted))
+        counts = np.fromiter(counted.values(), dtype=np.float64, count=len(counted))
+        values = (1.0 + np.log(counts)) * self._idf[where]
         norm = float(np.sqrt(values @ values))
         return where, (values / norm if norm else values)
 

@@ -24,7 +24,7 @@ from .rules import rule_intent
 _SYMPTOM_INTENTS = frozenset({"diagnose", "search", "answer", "install", "details", "compat"})
 _SOME_SYMPTOM = {"diagnose": 0.1, "answer": 0.8}
 _SOME_SYMPTOM_ELSEWHERE = 0.5
-_MATCH_FLOOR = 0.05
+_MATCH_FLOOR = 0.15
 # A clause's own symptom counts when the clause surely has one, and surely this one.
 _CLAUSE_SURE = 0.8
 _CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
