@@ -217,7 +217,9 @@ async def test_a_turn_streaming_in_another_process_is_reported_plainly(
 async def test_a_process_starting_leaves_a_live_siblings_turn_running(
     servers: list[ServerProcess], data_dir: Path, clients: list[WsClient]
 ) -> None:
-    a = start(servers, data_dir)
+    # A streams slowly enough (~15 s) to outlast a third process's start-up and B's
+    # restart on a loaded machine (each takes up to ~3 s, more under load).
+    a = start(servers, data_dir, PARTCHAT_OFFLINE_DELAY_MS="100")
     b = start(servers, data_dir)
     on_a = await connect(a, clients)
     await on_a.message(LONG_Q)

@@ -16,7 +16,7 @@ KIND_PS, KIND_MFR, KIND_REPLACED, KIND_PS_DIGITS = 0, 1, 2, 3
 
 TABLES: Final = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE nlu_model (id INTEGER PRIMARY KEY CHECK (id = 1), data TEXT NOT NULL);  -- nlu.train
+CREATE TABLE nlu_model (id INTEGER PRIMARY KEY CHECK (id = 1), data TEXT NOT NULL, arrays BLOB NOT NULL);  -- nlu.store
 CREATE TABLE parts (
     id INTEGER PRIMARY KEY,           -- assigned in popularity order (1 = pop_rank 0)
     ps_number TEXT NOT NULL,

@@ -14,7 +14,7 @@ from typing import Any
 
 from .features import FEATURES_VERSION, features
 
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 INTENT_C = 30.0
 SYMPTOM_C = 10.0
 SYMPTOM_THRESHOLD = 0.2
