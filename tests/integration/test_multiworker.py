@@ -252,14 +252,16 @@ async def test_a_killed_processs_turn_is_marked_interrupted_by_a_live_one(
     await asyncio.to_thread(a.kill)
 
     # B notices on its own (heartbeat loop), without anyone opening the session there.
+    # Its log line is written just after the commit the status shows, so wait for both.
+    said = "marked 1 turns of a dead server process interrupted"
     deadline = time.monotonic() + 10
     while True:
         statuses = turn_statuses(data_dir)
-        if statuses == ["interrupted"] or time.monotonic() > deadline:
+        if (statuses == ["interrupted"] and said in b.log()) or time.monotonic() > deadline:
             break
         await asyncio.sleep(0.1)
     assert statuses == ["interrupted"]
-    assert "marked 1 turns of a dead server process interrupted" in b.log()
+    assert said in b.log()
 
     on_b = await connect(b, clients, on_a.session_id, None)
     assert on_b.ready is not None and on_b.ready["inflight"] is None
