@@ -56,3 +56,51 @@ async def test_each_clause_can_state_a_symptom_of_its_own(
     catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
 ) -> None:
     assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms
+
+
+async def test_a_part_asked_about_for_a_model_is_a_fit_check(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    text = "is PS11731660 the water supply tube for KDTE334GPS0"
+    assert (await read(text, catalog, understanding)).intent == "compat"
+    # a price question that names both is not
+    text = "how much is PS11731660 for KDTE334GPS0"
+    assert (await read(text, catalog, understanding)).intent != "compat"
+
+
+async def test_the_kind_of_appliance_is_an_answer_without_a_symptom(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    reading = await read("GE refrigerator, side by side", catalog, understanding)
+    assert reading.intent == "answer"
+    assert reading.symptom_ids == []
+    assert reading.found["appliance"] == "refrigerator"
+
+
+async def test_a_part_said_to_be_fine_adds_no_symptom(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    text = "top section of my GE fridge is warm, like 48 degrees, but the freezer is fine"
+    reading = await read(text, catalog, understanding)
+    assert reading.symptom_ids == ["refrigerator/fridge-too-warm"]
+
+
+async def test_a_symptom_both_appliances_have_implies_neither(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    # "no lights" is a catalog phrase of the dishwasher's *Will not start* only
+    text = "wont power on whatsoever, no lights no beeps. what could be causing that"
+    reading = await read(text, catalog, understanding)
+    assert reading.symptom_ids == []
+    assert reading.found["appliance"] is None
+    reading = await read(text, catalog, understanding, context_appliance="refrigerator")
+    assert reading.symptom_ids == ["refrigerator/will-not-start"]
+
+
+async def test_an_unsure_out_of_scope_that_names_a_part_of_ours_is_a_search(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    text = "i already replaced the element last year. what rinse aid parts do you have"
+    assert (await read(text, catalog, understanding)).intent == "search"
+    text = "unrelated but can you recommend a good stand mixer?"
+    assert (await read(text, catalog, understanding)).intent == "out_of_scope"

@@ -110,6 +110,7 @@ _ORDINAL = re.compile(
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
     str(i): i for i in range(1, 10)
 }
+_ANOTHER = re.compile(r"^\W*(\w+\W+)?(what|how) about\b", re.IGNORECASE)
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _PRICE = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
 # "the cheaper of the two", "the most expensive one"
@@ -215,6 +216,10 @@ _GENERIC_WORDS = frozenset(
 _GENERIC_STEMS = frozenset(w.removesuffix("s") for w in _GENERIC_WORDS)
 
 
+# Shoppers' short forms of the words in part names ("the evap fan", "temp control").
+_SHORT_FORMS = {"evap": "evaporator", "temp": "temperature", "thermo": "thermostat"}
+
+
 def _stems(text: str) -> set[str]:
     return {w.removesuffix("s") for w in _NAME_WORD.findall(text.lower())}
 
@@ -230,12 +235,22 @@ def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
     # The newest earlier answer that lists parts, at most two answers back ("yes" →
     # "Which one?" → "the first one").
     answers = [m for m in messages[-5:-1] if isinstance(m, AIMessage)][-2:]
-    listing = [m for m in answers if _PS_IN_TEXT.search(m.text)]
-    if not listing:
+    listings = [m.text for m in answers if _PS_IN_TEXT.search(m.text)]
+    if not listings:
         return None
+    pointed = _pointed(listings[-1], messages[-1].text)
+    if pointed is None and len(listings) > 1 and not _ANOTHER.match(messages[-1].text):
+        # "the thermostat one from that list" after one part's details: the list before
+        # ("what about the fill hose" asks about another part, not one listed before)
+        pointed = _pointed(listings[0], messages[-1].text)
+    return pointed
+
+
+def _pointed(listing: str, text: str) -> str | None:
+    """The part of ``listing`` that ``text`` points at, by price, position or name."""
     items: dict[str, str] = {}  # PS number -> the line that names it
     prices: dict[str, float] = {}
-    for line in listing[-1].text.splitlines():
+    for line in listing.splitlines():
         bold = _BOLD.findall(line)
         price = _PRICE.search(line)
         for ps in _PS_IN_TEXT.findall(line):
@@ -245,7 +260,6 @@ def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
     if not items:
         return None
     numbers = list(items)
-    text = messages[-1].text
     by_price = _BY_PRICE.search(text)
     if by_price and prices:
         # "whichever of the two gaskets is cheaper": among the parts the message names
@@ -265,7 +279,9 @@ def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
 
 def _named(items: dict[str, str], text: str) -> list[str]:
     """The listed parts whose name has every non-generic word of ``text``, in order."""
-    wanted = {w.removesuffix("s") for w in _NAME_WORD.findall(text.lower())} - _GENERIC_STEMS
+    wanted = {
+        _SHORT_FORMS.get(w, w).removesuffix("s") for w in _NAME_WORD.findall(text.lower())
+    } - _GENERIC_STEMS
     if not wanted:
         return []
     return [ps for ps, line in items.items() if wanted <= _stems(line)]

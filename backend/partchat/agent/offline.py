@@ -71,7 +71,7 @@ _SEARCH_FILLER = re.compile(
     r"you|have|has|had|sell|want|wanted|to|buy|order|new|where|can|could|would|get|please|some|"
     r"any|all|parts?|model|number|is|are|it|it's|its|this|that|these|those|of|with|me|show|"
     r"what|which|there|got|actually|also|hi|hello|hey|thanks|ok|okay|so|and|or|just|like|"
-    r"mine|one|ones|available|list|carry|stock|in|on|from|about|pls|plz|please|u|ur|"
+    r"mine|one|ones|available|list|carry|stock|in|on|from|about|pls|plz|please|u|ur|them|guys|"
     r"fridges?|refrigerators?|dish\s?washers?|dw|replacement|new)\b",
     re.IGNORECASE,
 )
@@ -308,6 +308,14 @@ class OfflineChatModel(BaseChatModel):
             return _Plan(calls=[("get_part_details", _with_model({"partNumber": part_arg}, model))])
         if intent == "search" or (intent in ("details", None) and (in_scope or model)):
             query = _search_query(text)
+            if (
+                (not query or _APPLIANCE_ONLY.match(query))
+                and model
+                and not this_turn_part
+                and _PS.search(_previous_answer(messages, newest))
+            ):
+                # "actually the model is 10641124210" after a list: that search again
+                query = _search_query(_previous_user_text(messages, newest))
             if query and not _APPLIANCE_ONLY.match(query):
                 search: dict[str, Any] = {"query": query, "limit": 5}
                 if model:

@@ -98,6 +98,7 @@ def unknown_model(model: str, suggestions: list[str]) -> str:
     text = f"I couldn't find model **{model}** in our catalog."
     if suggestions:
         text += " Did you mean " + " or ".join(f"**{s}**" for s in suggestions[:3]) + "?"
+        text += " If not, please check the **model number** on the appliance's label."
     else:
         text += " Could you double-check it? " + MODEL_HINT
     return text

@@ -32,7 +32,19 @@ _ELLIPSIS = re.compile(
     r"^\W*((ok(ay)?|cool|great|thanks|and|also|so)\W+)*(and|what about|how about|also)\b",
     re.IGNORECASE,
 )
-_FIT_WORDS = re.compile(r"\b(fits?|compatible|work(s)? (with|in|on))\b", re.IGNORECASE)
+_FIT_WORDS = re.compile(
+    r"\b(fits?|compatible|work(s)? (with|in|on)|(right|correct|same) (one|part) for)\b",
+    re.IGNORECASE,
+)
+# "is the drain hose on that list", "is the fill cup one of them": whether a part type is
+# among the parts, asked by its name: a search for it answers with its fit.
+_AMONG = re.compile(
+    r"^\W*(is|are|was|were)\b.*\b(on (that|the|this|your) list|one of (them|those|these)|"
+    r"among (them|those|these)|in (that|the|this) list)\b",
+    re.IGNORECASE,
+)
+_WHICH_ONE = re.compile(r"\bwhich (one|part) is\b|\bwhich of (them|those|these) is\b", re.I)
+_ASKED_FOR_PART = re.compile(r"\bpart number\b|\bwhich part\b", re.IGNORECASE)
 # "yes", "yeah show me how", "yes pls, walk me through it": a yes and at most a few
 # words that do not take it back.
 _YES = re.compile(
@@ -103,13 +115,24 @@ def pending_job(
     the question is not always its last sentence)."""
     if "?" not in _previous_answer(messages):
         return None
-    users = [m for m in messages[:-1] if isinstance(m, HumanMessage)]
-    for m in reversed(users[-depth:]):
-        intent = understanding.score(m.text).intent
-        if is_answer(intent, m.text):
+    users = [i for i, m in enumerate(messages[:-1]) if isinstance(m, HumanMessage)]
+    for i in reversed(users[-depth:]):
+        text = messages[i].text
+        intent = understanding.score(text).intent
+        if is_answer(intent, text) or _gave_asked_part(messages[: i + 1]):
             continue  # an earlier answer to an earlier question: look further back
         return intent if intent in _JOBS else None
     return None
+
+
+def _gave_asked_part(messages: Sequence[BaseMessage]) -> bool:
+    """The newest message gives a part number the answer before it asked for."""
+    previous = _previous_answer(messages)
+    return (
+        "?" in previous
+        and _ASKED_FOR_PART.search(previous) is not None
+        and "psnum" in normalize(messages[-1].text).split()
+    )
 
 
 def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) -> str | None:
@@ -138,8 +161,24 @@ def resolve_intent(
     text = messages[-1].text
     explicit = _INSTALL_WORDS.search(text) or _FIT_WORDS.search(text)
     elliptical = _ELLIPSIS.match(text) is not None
-    if elliptical and not (picked_part or names_part or explicit) and part_type_named(text):
-        return "search"  # "what about the drain hose": another part type
+    if (
+        ((elliptical and intent != "diagnose") or _WHICH_ONE.search(text))
+        and not (picked_part or names_part or explicit)
+        and part_type_named(text)
+    ):
+        return "search"  # "what about the drain hose", "which one is the door latch"
+    if _AMONG.search(text) and not names_part and intent in (*_PICKING, "compat"):
+        return "search"
+    if (
+        names_part
+        and intent in ("details", "search")
+        and not explicit
+        and _gave_asked_part(messages)
+    ):
+        # "PS11741354 the door spring" to "Which part do you mean?": the job that asked
+        pending = pending_job(messages, understanding)
+        if pending in ("compat", "install"):
+            return pending
     if elliptical and (intent in ("details", ANSWER) or (names_part and not explicit)):
         pending = previous_job(messages, understanding)
         if pending in ("compat", "install", "details"):
@@ -155,6 +194,8 @@ def resolve_intent(
         return pending if pending in ("install", "compat") else "details"
     if not is_answer(intent, text):
         return intent
+    if _FIT_WORDS.search(text) and "modelnum" in normalize(text).split():
+        return "compat"  # "that's the right one for a 10639427990 yeah?"
     if _YES.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
         return "install"
     pending = pending_job(messages, understanding)

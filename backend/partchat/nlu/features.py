@@ -59,6 +59,14 @@ _FINE = re.compile(
 )
 
 
+def without_fine_clauses(text: str) -> str | None:
+    """The text without its clauses that say all is fine, or None when it has none."""
+    clauses = _CLAUSE.split(_APOSTROPHE.sub("", text.lower()))
+    if not any(_FINE.search(c) for c in clauses):
+        return None
+    return " ".join(c for c in clauses if not _FINE.search(c))
+
+
 def _tagged_words(text: str) -> list[str]:
     """The normalised words, each ``w:`` or ``o:`` (in a clause that says all is fine)."""
     out: list[str] = []

@@ -15,6 +15,7 @@ from partchat.catalog.types import Appliance, CatalogReader, Symptom
 from partchat.extraction import Extraction, extract
 
 from .dialogue import ANSWER
+from .features import normalize, part_type_named, without_fine_clauses
 from .model import Understanding
 from .rules import rule_intent
 
@@ -27,7 +28,15 @@ _SOME_SYMPTOM_ELSEWHERE = 0.5
 _MATCH_FLOOR = 0.15
 # A clause's own symptom counts when the clause surely has one, and surely this one.
 _CLAUSE_SURE = 0.8
+# An unsure *out of scope* that names one of the catalog's part types is a search.
+_UNSURE_SCOPE = 0.6
 _CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
+# "is PS11731660 the water supply tube for KDTE334GPS0": a part and a model in a question
+# that asks whether one goes with the other.
+_PART_FOR_MODEL = re.compile(
+    r"^(is|does|do|will|would|can|could|should)\b.*\bpsnum\b.*"
+    r"\b(for|with|in|on)( (a|an|my|the|our))?( \w+)? modelnum\b"
+)
 
 
 @dataclass
@@ -51,7 +60,13 @@ async def read(
 ) -> Reading:
     found = await extract(text, catalog, symptoms=False)
     scores = understanding.score(text)
-    intent = rule_intent(text) or scores.intent
+    ruled = rule_intent(text)
+    intent = ruled or scores.intent
+    unsure_scope = ruled is None and intent == "out_of_scope" and scores.confidence < _UNSURE_SCOPE
+    if unsure_scope and part_type_named(text):
+        intent = "search"  # "what rinse aid parts do you have": a part of ours
+    if intent in ("search", "details", ANSWER) and _PART_FOR_MODEL.search(normalize(text)):
+        intent = "compat"
     all_symptoms = await catalog.symptoms()
     appliance = found["appliance"] or context_appliance
     # The catalog's phrases ("dead", "puddle", "fan noise") count where the classifier
@@ -68,12 +83,21 @@ async def read(
     learnt: list[str] = []
     sure = 1.0 - scores.no_symptom >= _SOME_SYMPTOM.get(intent, _SOME_SYMPTOM_ELSEWHERE)
     slugs = list(scores.slugs)
+    complaint = without_fine_clauses(text) if len(slugs) > 1 else None
+    if complaint is not None:
+        # "warm up top, but the freezer is fine": a second symptom only the fine clause
+        # suggests is not one.
+        kept = understanding.score(complaint).slugs
+        slugs = [g for i, g in enumerate(slugs) if i == 0 or g in kept]
     if intent in _SYMPTOM_INTENTS and sure:
         slugs += _clause_slugs(text, understanding, slugs)
         learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in slugs) if s]
     if appliance is None:
         # No appliance said: the symptoms' own appliance, when they agree on one
-        # ("ice maker" is a refrigerator's), decides the phrases that both have.
+        # ("ice maker" is a refrigerator's), decides the phrases that both have. A
+        # phrase of a symptom both appliances have implies nothing ("no lights" is in
+        # the dishwasher's *Will not start* only, but a fridge can have none either).
+        matched = [i for i in matched if _symptom_for(slug_of(i), None, all_symptoms)]
         implied = _one_appliance(learnt) or _one_appliance(matched)
         if implied is not None:
             matched = [i for i in matched if i.startswith(implied + "/")]

@@ -140,6 +140,21 @@ _REPLY_WORDS = frozenset(
         "air",
         "electrolux",
         "haier",
+        # the kind of appliance ("GE refrigerator, side by side", "a built in DW")
+        "side",
+        "by",
+        "french",
+        "door",
+        "top",
+        "bottom",
+        "mount",
+        "built",
+        "in",
+        "counter",
+        "depth",
+        "compact",
+        "portable",
+        "stainless",
     ]
 )
 # "find …" / "search for …" as a command is a search, whatever the words after it.

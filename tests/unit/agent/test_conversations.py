@@ -180,6 +180,68 @@ CONVERSATIONS: dict[str, list[Step]] = {
             has=["not** list"],
         ),
     ],
+    "part-given-to-a-fit-question-then-the-model": [
+        Step("would this fit mine", calls=NO_TOOLS, has=["**part number**"]),
+        Step(
+            "PS11741354 the door spring",
+            calls=NO_TOOLS,
+            has=["**model number**", "check the fit"],
+            ctx={"partNumber": "PS11741354"},
+        ),
+        Step(
+            "whirlpool 66513499K600",
+            calls=[("check_compatibility", {"partNumber": "PS11741354", "model": "66513499K600"})],
+            has=["fits your **66513499K600**"],
+        ),
+    ],
+    "part-for-model-question": [
+        Step(
+            "is PS11731660 the water supply tube for KDTE334GPS0",
+            calls=[("check_compatibility", {"partNumber": "PS11731660", "model": "KDTE334GPS0"})],
+        ),
+        Step(
+            "thats the right one for a KDTE334GPS0 yeah?",
+            calls=[("check_compatibility", {"partNumber": "PS11731660", "model": "KDTE334GPS0"})],
+        ),
+    ],
+    "model-given-after-a-search": [
+        Step(
+            "need a crisper drawer for my fridge",
+            calls=[
+                (
+                    "search_parts",
+                    {"query": "crisper drawer", "limit": 5, "appliance": "refrigerator"},
+                )
+            ],
+        ),
+        Step(
+            "actually the model is 10641124210",
+            calls=[
+                ("search_parts", {"query": "crisper drawer", "limit": 5, "model": "10641124210"})
+            ],
+            has=["for your 10641124210"],
+        ),
+    ],
+    "is-a-part-type-among-the-causes": [
+        Step(
+            "water dribbling out of the dispenser area onto the floor, whirlpool 10641524500",
+            calls=[("diagnose_repair", {"symptoms": ["Leaking"], "model": "10641524500"})],
+        ),
+        Step(
+            "is the water fill cup one of them",
+            calls=[
+                (
+                    "search_parts",
+                    {"query": "water fill cup", "limit": 5, "model": "10641524500"},
+                )
+            ],
+            has=["Water Fill Cup"],
+        ),
+        Step(
+            "which one is the door gasket",
+            calls=[("search_parts", {"query": "door gasket", "limit": 5, "model": "10641524500"})],
+        ),
+    ],
     "changed-model": [
         Step("My model is WDT780SAEM1", calls=NO_TOOLS, has=["WDT780SAEM1"]),
         Step(

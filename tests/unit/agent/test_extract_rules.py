@@ -243,6 +243,25 @@ def test_of_several_named_parts_the_first_listed_is_picked() -> None:
     assert referenced_part(convo("the circulation pump", two_pumps)) == "PS11756150"
 
 
+def test_a_short_form_names_a_listed_part() -> None:
+    fans = AIMessage(
+        "1. **Temperature Control Thermostat** (PS11755844) · $92.10\n"
+        "2. **Evaporator Fan Motor** (PS11740359) · $52.42"
+    )
+    assert referenced_part(convo("the evap fan", fans)) == "PS11740359"
+    assert referenced_part(convo("the temp control one", fans)) == "PS11755844"
+
+
+def test_a_name_not_in_the_newest_answer_is_looked_for_in_the_list_before() -> None:
+    details = AIMessage("**Dishwasher Filter** (PS11759673) · $46.14 · In Stock")
+    messages = [*convo("the filter"), details]
+    assert referenced_part([*messages, HumanMessage("the door seal from that list")]) == (
+        "PS12348515"
+    )
+    # "what about …" asks about another part, not one listed before
+    assert referenced_part([*messages, HumanMessage("what about the door seal")]) is None
+
+
 def test_referenced_part_needs_a_previous_answer() -> None:
     assert referenced_part([HumanMessage("install the first one")]) is None
     assert referenced_part(convo("install the first one", AIMessage("Hi there!"))) is None
