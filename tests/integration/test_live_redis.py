@@ -32,7 +32,6 @@ async def two_servers(redis_url: str) -> AsyncIterator[tuple[RedisEventLog, Redi
     yield a, b
     for live in (a, b):
         await live.close()
-        await live.client.aclose()
 
 
 class Follower:
@@ -179,7 +178,6 @@ async def test_redis_restart_mid_follow_resumes_without_duplicates(
         await listener.close()
         for live in (owner, reader):
             await live.close(0.5)
-            await live.client.aclose()
 
 
 async def test_follower_gives_up_after_reconnect_for_s(
@@ -195,7 +193,7 @@ async def test_follower_gives_up_after_reconnect_for_s(
             await follower.task
         assert isinstance(follower.error, LiveLogUnavailable)
     finally:
-        await reader.client.aclose()
+        await reader.close(0.1)
 
 
 async def test_hung_redis_never_blocks_publish(redis_factory: Callable[[], RedisServer]) -> None:
@@ -235,4 +233,3 @@ async def test_hung_redis_never_blocks_publish(redis_factory: Callable[[], Redis
         await probe.aclose()
         for live in (owner, reader):
             await live.close(0.5)
-            await live.client.aclose()

@@ -47,14 +47,21 @@ class RedisEventLog:
             client, max_pending=max_pending, timeout_s=timeout_s, maxlen=maxlen
         )
         self.leases = Leases(client)
+        self._owns_client = False
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> RedisEventLog:
         client = Redis.from_url(url, socket_timeout=10.0, socket_connect_timeout=2.0)
-        return cls(client, **options)
+        log = cls(client, **options)
+        log._owns_client = True
+        return log
 
     async def close(self, flush_timeout_s: float = 2.0) -> None:
+        """Write what is queued (for at most ``flush_timeout_s``); close a client made by
+        :meth:`from_url`."""
         await self.publisher.close(flush_timeout_s)
+        if self._owns_client:
+            await self.client.aclose()
 
     # --- the event log ----------------------------------------------------------------
     def publish(self, session_id: str, seq: int, frame: str) -> None:
