@@ -1,14 +1,18 @@
-"""Shared fixtures: a built catalog once per run, real server processes, a browser."""
+"""Shared fixtures: a built catalog once per run, real server processes, throwaway
+PostgreSQL and Redis servers, a browser."""
 
 from __future__ import annotations
 
+import atexit
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from partchat.nlu.model import Understanding
+from tests.support.pg import PostgresServer
+from tests.support.redis_server import RedisServer
 from tests.support.servers import ServerProcess, prepare_data_dir
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -50,6 +54,90 @@ def server_factory(tmp_path: Path, catalog_db: Path) -> Iterator[callable]:  # t
 @pytest.fixture
 def live_server(server_factory) -> ServerProcess:  # type: ignore[no-untyped-def]
     return server_factory()
+
+
+def _started(server: PostgresServer | RedisServer, what: str) -> None:
+    # atexit as well: a run interrupted outside the fixtures' finally leaves nothing behind.
+    atexit.register(server.close)
+    try:
+        server.start()
+    except FileNotFoundError as exc:
+        server.close()
+        pytest.fail(f"{what}: {exc}")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One throwaway PostgreSQL cluster for the run; ``.dsn`` names its database."""
+    try:
+        server = PostgresServer()
+    except FileNotFoundError as exc:
+        pytest.fail(f"PostgreSQL: {exc}")
+    _started(server, "PostgreSQL")
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn(postgres_server: PostgresServer) -> str:
+    return postgres_server.dsn
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """One throwaway redis-server for the run (tests use their own keys)."""
+    try:
+        server = RedisServer()
+    except FileNotFoundError as exc:
+        pytest.fail(f"Redis: {exc}")
+    _started(server, "Redis")
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_server: RedisServer) -> str:
+    return redis_server.url
+
+
+@pytest.fixture
+def redis_factory() -> Iterator[Callable[[], RedisServer]]:
+    """Private redis-servers for tests that restart or pause them."""
+    started: list[RedisServer] = []
+
+    def make() -> RedisServer:
+        server = RedisServer()
+        started.append(server)
+        _started(server, "Redis")
+        return server
+
+    try:
+        yield make
+    finally:
+        for server in started:
+            server.close()
+
+
+@pytest.fixture
+def postgres_factory() -> Iterator[Callable[[], PostgresServer]]:
+    """Private PostgreSQL clusters for tests that stop or restart them."""
+    started: list[PostgresServer] = []
+
+    def make() -> PostgresServer:
+        server = PostgresServer()
+        started.append(server)
+        _started(server, "PostgreSQL")
+        return server
+
+    try:
+        yield make
+    finally:
+        for server in started:
+            server.close()
 
 
 @pytest.fixture(scope="session")
