@@ -61,8 +61,11 @@ async def test_each_clause_can_state_a_symptom_of_its_own(
 async def test_a_part_asked_about_for_a_model_is_a_fit_check(
     catalog: Catalog, understanding: Understanding
 ) -> None:
-    text = "is PS11731660 the water supply tube for KDTE334GPS0"
-    assert (await read(text, catalog, understanding)).intent == "compat"
+    for text in (
+        "is PS11731660 the water supply tube for KDTE334GPS0",
+        "PS8728266 handle for bosch SHE43F12UC, fits?",
+    ):
+        assert (await read(text, catalog, understanding)).intent == "compat"
     # a price question that names both is not
     text = "how much is PS11731660 for KDTE334GPS0"
     assert (await read(text, catalog, understanding)).intent != "compat"

@@ -35,7 +35,9 @@ _CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
 # that asks whether one goes with the other.
 _PART_FOR_MODEL = re.compile(
     r"^(is|does|do|will|would|can|could|should)\b.*\bpsnum\b.*"
-    r"\b(for|with|in|on)( (a|an|my|the|our))?( \w+)? modelnum\b"
+    r"\b(for|with|in|on)( (a|an|my|the|our))?( \w+)? modelnum\b|"
+    # "PS8728266 handle for bosch SHE43F12UC, fits?"
+    r"(?=.*\bpsnum\b)(?=.*\bmodelnum\b).*\b(fits?|compatible)\b"
 )
 
 
