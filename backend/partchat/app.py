@@ -21,6 +21,7 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from partchat.ws import ws_endpoint
 
 if TYPE_CHECKING:
+    from partchat.live import RedisEventLog
     from partchat.services import Services
 
 from partchat import http_api
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 SWEEP_INTERVAL_S = 30.0
 SHUTDOWN_GRACE_S = 10.0
+LIVE_CONNECT_S = 5.0
 
 
 async def open_services(settings: Settings, *, chat_model: BaseChatModel | None = None) -> Services:
@@ -67,9 +69,17 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     metrics = Metrics()
     gate = TurnGate(settings.turn_start_lag_ms, on_wait=metrics.gate_waits.inc)
     metrics.gate_waiting.set_function(lambda: gate.waiting)
+    live = await open_live(settings)
     engine = TurnEngine(
-        store, graph, metrics, workers=workers, hub_ttl_s=settings.hub_ttl_s, gate=gate
+        store,
+        graph,
+        metrics,
+        workers=workers,
+        hub_ttl_s=settings.hub_ttl_s,
+        gate=gate,
+        live=live,
     )
+    await engine.start_live()
     return Services(
         settings=settings,
         catalog=catalog,
@@ -81,9 +91,33 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     )
 
 
+async def open_live(settings: Settings) -> RedisEventLog | None:
+    """The Redis live log when ``PARTCHAT_REDIS_URL`` is set; refuses to start without it
+    reachable (a server that cannot relay would strand its clients' resumes)."""
+    if settings.redis_url is None:
+        return None
+    from partchat.live import RedisEventLog
+
+    live = RedisEventLog.from_url(settings.redis_url)
+    try:
+        await asyncio.wait_for(live.client.ping(), LIVE_CONNECT_S)
+    except Exception as exc:
+        await live.close(0)
+        raise RuntimeError(
+            f"PARTCHAT_REDIS_URL is set but Redis does not answer ({type(exc).__name__})"
+        ) from exc
+    log.info(
+        "live log on Redis: turns resume and stop from any server (sessions: %s)",
+        "PostgreSQL" if settings.database_url else "SQLite, shared by this machine's processes",
+    )
+    return live
+
+
 async def close_services(services: Services) -> None:
     """Give turns in flight their grace, abort the rest (stored), close sockets with 1001."""
     await services.engine.shutdown(SHUTDOWN_GRACE_S)
+    if services.engine.live is not None:
+        await services.engine.live.close()
     for conn in list(services.connections):
         with contextlib.suppress(Exception):
             await conn.ws.close(1001, "server shutting down")
@@ -153,6 +187,7 @@ def create_app(
     static_dir = settings.static_dir or default_static_dir()
     routes: list[BaseRoute] = [
         Route("/health", http_api.health),
+        Route("/ready", http_api.ready),
         Route("/metrics", http_api.metrics),
         Route("/api/chat", http_api.chat, methods=["POST"]),
         Route("/api/sessions/{session_id}", http_api.get_session),

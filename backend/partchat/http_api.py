@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from partchat.services import Services
 
 MAX_BODY_BYTES = 16 * 1024
+READY_TIMEOUT_S = 2.0
 
 
 def _services(request: Request) -> Services:
@@ -117,6 +118,23 @@ async def get_session(request: Request) -> Response:
 
 async def health(request: Request) -> Response:
     return JSONResponse({"status": "ok", "version": __version__})
+
+
+async def ready(request: Request) -> Response:
+    """Readiness for a load balancer: 503 while the session store (or Redis, when
+    configured) does not answer, so traffic drains to the other servers."""
+    services = _services(request)
+    try:
+        await asyncio.wait_for(services.store.ping(), READY_TIMEOUT_S)
+    except Exception:
+        return JSONResponse({"status": "unavailable", "failing": "storage"}, status_code=503)
+    live = services.engine.live
+    if live is not None:
+        try:
+            await asyncio.wait_for(live.client.ping(), READY_TIMEOUT_S)
+        except Exception:
+            return JSONResponse({"status": "unavailable", "failing": "redis"}, status_code=503)
+    return JSONResponse({"status": "ready"})
 
 
 async def metrics(request: Request) -> Response:

@@ -56,6 +56,9 @@ class Settings:
     # Where sessions live: None is sessions.db in data_dir (SQLite); a postgresql:// URL
     # selects the PostgreSQL backend (partchat.store.check_backend). Never logged.
     database_url: str | None = field(default=None, repr=False)
+    # The live event log, stops and relays across servers (partchat.live); None: each
+    # server streams only the turns it runs. Never logged.
+    redis_url: str | None = field(default=None, repr=False)
 
     @property
     def llm_kind(self) -> Literal["openai", "offline"]:
@@ -103,6 +106,7 @@ class Settings:
             turn_start_lag_ms=_float(e, "PARTCHAT_TURN_START_LAG_MS", 0.5, allow_zero=True),
             gil_switch_ms=_float(e, "PARTCHAT_GIL_SWITCH_MS", 0.5),
             database_url=_database_url(e.get("PARTCHAT_DATABASE_URL", "")),
+            redis_url=_redis_url(e.get("PARTCHAT_REDIS_URL", "")),
         )
 
 
@@ -169,3 +173,16 @@ def _origins(raw: str) -> tuple[str, ...]:
                 "https://shop.example (scheme://host[:port]) or *"
             )
     return tuple(items)
+
+
+def _redis_url(raw: str) -> str | None:
+    """None (no live log) or a ``redis://``, ``rediss://`` or ``unix://`` URL."""
+    url = raw.strip()
+    if not url:
+        return None
+    if url.partition("://")[0].lower() not in ("redis", "rediss", "unix"):
+        raise SettingsError(
+            "PARTCHAT_REDIS_URL: expected a redis://, rediss:// or unix:// URL "
+            "(the address is not repeated here: it may hold a password)"
+        )
+    return url

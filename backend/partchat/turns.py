@@ -16,10 +16,11 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
+from redis.exceptions import RedisError
 
 from partchat.admission import TurnGate
 from partchat.agent.llm import classify_llm_error
@@ -49,6 +50,10 @@ from partchat.store import (
 from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
 from partchat.workers import WorkerRegistry
 
+if TYPE_CHECKING:
+    from partchat.live import RedisEventLog, StopListener
+    from partchat.relay import Relay
+
 log = logging.getLogger(__name__)
 
 SEQ_RESERVE = 100_000  # seq numbers reserved per turn, so a crash never reuses one
@@ -61,6 +66,11 @@ class Subscriber(Protocol):
     """A connection: receives already-encoded frames, never blocks the publisher."""
 
     def deliver(self, seq: int, frame: str) -> None: ...
+
+    def resync(self) -> None:
+        """The hub was laid over from the store (a relayed turn's owner died): send the
+        client the session's state again."""
+        ...
 
 
 @dataclass
@@ -104,6 +114,10 @@ class Hub:
     version: int = -1
     session_version: int = -1
     elsewhere: TurnRecord | None = None
+    # With the Redis live log: where each published frame also goes, and the task that
+    # relays the ``elsewhere`` turn into this hub (``partchat.relay``).
+    mirror: Callable[[str, int, str], None] | None = None
+    relay: asyncio.Task[None] | None = None
 
     def publish(self, event: TurnEvent | dict[str, Any], turn_id: str) -> int:
         """Give the event the next seq, encode it once, buffer it, fan it out."""
@@ -113,7 +127,18 @@ class Hub:
         self.buffer.append(Buffered(seq, turn_id, frame))
         for sub in tuple(self.subscribers):
             sub.deliver(seq, frame)
+        if self.mirror is not None:
+            self.mirror(self.session_id, seq, frame)
         return seq
+
+    def relay_frame(self, seq: int, turn_id: str, frame: str) -> None:
+        """A frame of a turn another server runs, under the seq it gave it (once)."""
+        if seq <= self.last_seq:
+            return
+        self.last_seq = seq
+        self.buffer.append(Buffered(seq, turn_id, frame))
+        for sub in tuple(self.subscribers):
+            sub.deliver(seq, frame)
 
     def replay_after(self, last_seq: int | None, *, turn_id: str | None = None) -> list[Buffered]:
         if last_seq is None:
@@ -163,6 +188,7 @@ class TurnEngine:
         workers: WorkerRegistry | None = None,
         hub_ttl_s: float = REPLAY_TTL_S,
         gate: TurnGate | None = None,
+        live: RedisEventLog | None = None,
     ) -> None:
         self.store = store
         self.gate = gate or TurnGate(0)
@@ -175,6 +201,31 @@ class TurnEngine:
         self._turn_ended: dict[str, float] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._closing = False
+        self.live = live
+        self._relay: Relay | None = None
+        if live is not None:
+            from partchat.relay import Relay
+
+            self._relay = Relay(live, self)
+        self._stops: StopListener | None = None
+
+    async def start_live(self, timeout_s: float = 5.0) -> None:
+        """Listen for stops other servers send to this one (Redis configured)."""
+        if self.live is not None and self._stops is None:
+            self._stops = self.live.stop_listener(self.workers.boot_id, self._remote_stop)
+            await self._stops.start(timeout_s)
+
+    def _remote_stop(self, session_id: str) -> None:
+        hub = self.hubs.get(session_id)
+        if hub is not None:
+            self.stop(hub)
+
+    def _new_hub(self, *args: Any, **kwargs: Any) -> Hub:
+        hub = Hub(*args, **kwargs)
+        if self.live is not None:
+            hub.mirror = self.live.publish
+        self.hubs[hub.session_id] = hub
+        return hub
 
     # --- sessions -------------------------------------------------------------------
     async def open_session(self, session_id: str | None) -> tuple[Hub, bool]:
@@ -203,7 +254,7 @@ class TurnEngine:
                 self._locks.pop(session_id, None)
         version = await self.store.data_version()
         record = await self.store.create_session()
-        hub = Hub(
+        hub = self._new_hub(
             record.id,
             _context(record.context),
             [],
@@ -211,7 +262,6 @@ class TurnEngine:
             version=version,
             session_version=record.version,
         )
-        self.hubs[record.id] = hub
         return hub, False
 
     async def current_hub(self, session_id: str) -> Hub | None:
@@ -231,7 +281,7 @@ class TurnEngine:
         anything at all (``PRAGMA data_version``: one process alone never sees it change,
         so a lone server never reads it).
         """
-        if hub.turn is not None:
+        if hub.turn is not None or hub.relay is not None:
             return False
         if hub.elsewhere is not None:
             return True
@@ -280,9 +330,8 @@ class TurnEngine:
         started on it meanwhile: then it is the truth)."""
         hub = self.hubs.get(snapshot.record.id)
         if hub is None:
-            hub = Hub(snapshot.record.id, _context(snapshot.record.context), [], 0)
-            self.hubs[hub.session_id] = hub
-        elif hub.turn is not None or hub.starting:
+            hub = self._new_hub(snapshot.record.id, _context(snapshot.record.context), [], 0)
+        elif hub.turn is not None or hub.starting or hub.relay is not None:
             return hub
         _refresh(hub, snapshot)
         return hub
@@ -359,6 +408,42 @@ class TurnEngine:
                 if attempt or await self.workers.owner_alive(exc.turn.owner):
                     return None
         return None
+
+    async def follow_elsewhere(self, hub: Hub) -> bool:
+        """Relay into the hub the turn another server runs (Redis configured); False:
+        this server cannot show it."""
+        return self._relay is not None and await self._relay.follow(hub)
+
+    async def relay_ended(self, hub: Hub, *, finished: bool) -> None:
+        """A relayed turn ended: with its ``finish`` (the hub is read again next time),
+        or its owner died or Redis failed (the hub is read again now and the connections
+        are sent the stored state)."""
+        hub.elsewhere = None
+        hub.version = hub.session_version = -1  # the store has the turn's end: read it next
+        if finished:
+            self._turn_ended[hub.buffer[-1].turn_id] = self.clock()
+            return
+        try:
+            snapshot = await self._snapshot(hub.session_id, reap=False)
+        except StorageUnavailable:
+            snapshot = None
+        if snapshot is not None:
+            _refresh(hub, snapshot)
+        for sub in tuple(hub.subscribers):
+            sub.resync()
+
+    async def stop_anywhere(self, hub: Hub) -> bool:
+        """Stop the session's turn here, or ask the server running it (Redis configured)."""
+        if self.stop(hub):
+            return True
+        turn = hub.elsewhere
+        if self.live is None or turn is None or turn.owner is None:
+            return False
+        try:
+            return await self.live.send_stop(hub.session_id, turn.owner)
+        except (RedisError, OSError, TimeoutError) as exc:
+            log.warning("could not send stop to %s: %r", turn.owner, exc)
+            return False
 
     def stop(self, hub: Hub) -> bool:
         run = hub.turn
@@ -549,6 +634,8 @@ class TurnEngine:
             run.turn_id,
         )
         self._turn_ended[run.turn_id] = self.clock()
+        if self.live is not None:
+            self.live.expire_after_turn(hub.session_id)
         if not hub.subscribers:
             hub.idle_since = self.clock()
         self.metrics.turn_finished(
@@ -595,6 +682,11 @@ class TurnEngine:
     async def shutdown(self, grace_s: float = 10.0) -> None:
         """Stop taking turns, give running ones ``grace_s``, then abort them (stored)."""
         self._closing = True
+        for hub in self.hubs.values():
+            if hub.relay is not None:
+                hub.relay.cancel()
+        if self._stops is not None:
+            await self._stops.close()
         tasks = [t.task for t in self.running_turns() if t.task is not None]
         if tasks:
             _done, pending = await asyncio.wait(tasks, timeout=grace_s)

@@ -95,6 +95,11 @@ class Connection:
             return
         self.last_seq = seq
 
+    def resync(self) -> None:
+        if self.hub is not None:
+            self.last_seq = self.hub.last_seq
+            self.send_now(encode(ready_event(self.hub, resumed=True)[0]))
+
     def send_now(self, frame: str) -> None:
         """A frame outside the seq stream (ready, errors without a turn, pong)."""
         if self.too_slow or self._write_now(frame):
@@ -254,7 +259,7 @@ async def _receive_loop(services: Services, conn: Connection) -> None:
         elif kind == "message":
             await _on_message(services, conn, frame)  # type: ignore[arg-type]
         elif kind == "stop":
-            services.engine.stop(conn.hub)
+            await services.engine.stop_anywhere(conn.hub)
 
 
 def _send_error(
@@ -280,14 +285,37 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
     except StorageUnavailable as exc:
         _send_error(services, conn, "storage_unavailable", f"Cannot open the session: {exc}.")
         return
+    # A turn another server runs: relayed here through Redis when it is configured (its
+    # events so far are in the hub once this returns), else the client is told.
+    relayed = hub.turn is None and hub.elsewhere is not None and await engine.follow_elsewhere(hub)
     conn.hub = hub
     last_seq = frame.get("lastSeq") if resumed else None
-    inflight = (
-        Inflight(turnId=hub.turn.turn_id, messageId=hub.turn.message_id) if hub.turn else None
-    )
+    ready, in_flight_id = ready_event(hub, resumed=resumed)
+    # The client has every event up to its lastSeq: never send it one of those again (a
+    # re-sent message's events, below). A lastSeq above ours is from an older stream.
+    conn.last_seq = -1 if last_seq is None else min(last_seq, hub.last_seq)
+    conn.send_now(encode(ready))
+    if hub.turn is None and hub.elsewhere is not None and not relayed:
+        # This process cannot stream that turn; its answer is in the history once it ends.
+        services.metrics.errors.labels("turn_elsewhere").inc()
+        conn.send_now(encode(error_event("turn_elsewhere", TURN_ELSEWHERE, hub.elsewhere.id)))
+    # Replay and subscribe with no await in between: nothing can slip through the gap.
+    for item in hub.replay_after(last_seq, turn_id=in_flight_id):
+        conn.deliver(item.seq, item.frame)
+    engine.subscribe(hub, conn)
+
+
+def ready_event(hub: Hub, *, resumed: bool) -> tuple[ReadyEvent, str | None]:
+    """The ``ready`` frame of the hub's state, and the id of the turn in flight."""
+    if hub.turn is not None:
+        inflight: Inflight | None = Inflight(turnId=hub.turn.turn_id, messageId=hub.turn.message_id)
+    elif hub.relay is not None and hub.elsewhere is not None:
+        inflight = Inflight(turnId=hub.elsewhere.id, messageId=hub.elsewhere.client_message_id)
+    else:
+        inflight = None
     # The in-flight turn's answer is not in the history a client is sent (its events are
     # replayed from its start); its user message is: it was stored before the turn ran.
-    in_flight_id = hub.turn.turn_id if hub.turn else None
+    in_flight_id = inflight["turnId"] if inflight else None
     history = [m for m in hub.history if m["turnId"] != in_flight_id or m["role"] == "user"]
     ready = ReadyEvent(
         type="ready",
@@ -298,18 +326,7 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
         inflight=inflight,
         seq=hub.last_seq,
     )
-    # The client has every event up to its lastSeq: never send it one of those again (a
-    # re-sent message's events, below). A lastSeq above ours is from an older stream.
-    conn.last_seq = -1 if last_seq is None else min(last_seq, hub.last_seq)
-    conn.send_now(encode(ready))
-    if hub.turn is None and hub.elsewhere is not None:
-        # This process cannot stream that turn; its answer is in the history once it ends.
-        services.metrics.errors.labels("turn_elsewhere").inc()
-        conn.send_now(encode(error_event("turn_elsewhere", TURN_ELSEWHERE, hub.elsewhere.id)))
-    # Replay and subscribe with no await in between: nothing can slip through the gap.
-    for item in hub.replay_after(last_seq, turn_id=in_flight_id):
-        conn.deliver(item.seq, item.frame)
-    engine.subscribe(hub, conn)
+    return ready, in_flight_id
 
 
 async def _on_message(services: Services, conn: Connection, frame: MessageFrame) -> None:
@@ -342,7 +359,7 @@ async def _on_message(services: Services, conn: Connection, frame: MessageFrame)
             conn,
             "busy",
             BUSY_ELSEWHERE
-            if submitted.elsewhere
+            if submitted.elsewhere and services.engine.live is None
             else "An answer is still streaming; wait for it or stop it.",
             message_id,
         )

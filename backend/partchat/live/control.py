@@ -1,11 +1,11 @@
 """Stop requests across servers: one Redis Pub/Sub channel per server (owner).
 
 A server subscribes once, to its own channel, for its whole life, rather than per turn:
-no SUBSCRIBE/UNSUBSCRIBE per turn, and the turn's lease (``lease.py``) already says which
-server runs a session's turn, so a sender reads the owner and publishes the session id to
-that owner's channel. Pub/Sub is fire-and-forget: ``PUBLISH`` answers how many listeners
-got it, so a sender knows when nobody did (no lease, owner gone, or its listener is
-resubscribing after a Redis restart).
+no SUBSCRIBE/UNSUBSCRIBE per turn. The store already says which server runs a session's
+turn (the turn's ``owner``, kept alive by that server's heartbeat), so a sender publishes
+the session id to that owner's channel. Pub/Sub is fire-and-forget: ``PUBLISH`` answers
+how many listeners got it, so a sender knows when nobody did (the owner is gone, or its
+listener is resubscribing after a Redis restart).
 """
 
 from __future__ import annotations

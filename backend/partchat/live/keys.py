@@ -10,11 +10,6 @@ def stream_key(session_id: str) -> str:
     return f"{PREFIX}:s:{session_id}"
 
 
-def lease_key(session_id: str) -> str:
-    """Who runs the session's turn: the owner's id, with a TTL (the lease)."""
-    return f"{PREFIX}:lease:{session_id}"
-
-
 def control_channel(owner: str) -> str:
     """The Pub/Sub channel a server listens on for stops of the turns it runs."""
     return f"{PREFIX}:ctl:{owner}"

@@ -12,7 +12,6 @@ from redis.exceptions import RedisError
 
 from partchat.live.control import StopListener
 from partchat.live.keys import control_channel, seq_of, stream_key, text
-from partchat.live.lease import Leases
 from partchat.live.publisher import FRAME_FIELD, PublishStats, StreamPublisher
 
 REPLAY_TTL_S = 120  # a finished turn's events stay replayable this long (as the Hub's)
@@ -46,7 +45,6 @@ class RedisEventLog:
         self.publisher = StreamPublisher(
             client, max_pending=max_pending, timeout_s=timeout_s, maxlen=maxlen
         )
-        self.leases = Leases(client)
         self._owns_client = False
 
     @classmethod
@@ -87,6 +85,19 @@ class RedisEventLog:
             self.client.xrange(stream_key(session_id), count=1), self.timeout_s
         )
         return seq_of(entries[0][0]) if entries else None
+
+    async def read_after(self, session_id: str, last_seq: int) -> list[tuple[int, str]]:
+        """What the stream holds after ``last_seq`` now (the replay part alone)."""
+        key = stream_key(session_id)
+        out: list[tuple[int, str]] = []
+        last_id = f"{last_seq}-0"
+        while True:
+            entries = await self._range_after(key, last_id)
+            for entry_id, fields in entries:
+                last_id = text(entry_id)
+                out.append((seq_of(last_id), _frame(fields)))
+            if len(entries) < 500:
+                return out
 
     async def replay_and_follow(
         self, session_id: str, last_seq: int
@@ -144,12 +155,9 @@ class RedisEventLog:
         return list(reply[0][1])
 
     # --- stops ----------------------------------------------------------------------
-    async def send_stop(self, session_id: str) -> bool:
-        """Ask the server whose lease runs the session's turn to stop it; True when a
-        listener got the request (False: no turn leased, or its owner is not listening)."""
-        owner = await asyncio.wait_for(self.leases.owner(session_id), self.timeout_s)
-        if owner is None:
-            return False
+    async def send_stop(self, session_id: str, owner: str) -> bool:
+        """Ask server ``owner`` (the store's owner of the session's running turn) to stop
+        it; True when its listener got the request (False: it is not listening)."""
         heard: Any = await asyncio.wait_for(
             self.client.publish(control_channel(owner), session_id), self.timeout_s
         )
@@ -158,21 +166,6 @@ class RedisEventLog:
     def stop_listener(self, owner: str, on_stop: Callable[[str], None]) -> StopListener:
         """The listener the server ``owner`` runs for its whole life (``await .start()``)."""
         return StopListener(self.client, owner, on_stop, timeout_s=self.timeout_s)
-
-    # --- leases ---------------------------------------------------------------------
-    async def acquire_lease(self, session_id: str, owner: str, ttl_ms: int) -> bool:
-        return await asyncio.wait_for(
-            self.leases.acquire(session_id, owner, ttl_ms), self.timeout_s
-        )
-
-    async def renew_lease(self, session_id: str, owner: str, ttl_ms: int) -> bool:
-        return await asyncio.wait_for(self.leases.renew(session_id, owner, ttl_ms), self.timeout_s)
-
-    async def release_lease(self, session_id: str, owner: str) -> bool:
-        return await asyncio.wait_for(self.leases.release(session_id, owner), self.timeout_s)
-
-    async def lease_owner(self, session_id: str) -> str | None:
-        return await asyncio.wait_for(self.leases.owner(session_id), self.timeout_s)
 
 
 def _frame(fields: dict[Any, Any]) -> str:

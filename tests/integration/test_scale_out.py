@@ -1,0 +1,204 @@
+"""Several servers with the Redis live log: a turn resumes and stops from any server.
+
+Two ``partchat serve`` processes share the sessions (one SQLite database on one machine)
+and one real redis-server. A client cut off from the server streaming its turn reconnects
+to the other and gets the rest of the turn exactly once; ``stop`` sent to the other stops
+it; the owner killed with ``kill -9`` has its turn marked interrupted by the other, with
+the user message and the partial answer kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.servers import ServerProcess, prepare_data_dir
+from tests.support.wsclient import WsClient, text_of
+
+pytestmark = pytest.mark.timeout(120)
+
+HEARTBEAT_S = "0.5"
+SLOW_MS = "60"  # per word: the long answer streams for several seconds
+LONG_Q = "The ice maker on my Whirlpool WRS325SDHZ stopped making ice"
+
+Event = dict[str, Any]
+Start = Callable[..., ServerProcess]
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, catalog_db: Path, redis_url: str) -> Iterator[Start]:
+    """``start()`` a server of the cluster; all are stopped afterwards. Each test gets its
+    own Redis database number's worth of keys through fresh session ids."""
+    data_dir = prepare_data_dir(tmp_path / "shared", catalog_db)
+    started: list[ServerProcess] = []
+
+    def start(**env: str) -> ServerProcess:
+        server = ServerProcess(
+            data_dir=data_dir,
+            env={
+                "PARTCHAT_OFFLINE_DELAY_MS": SLOW_MS,
+                "PARTCHAT_WORKER_HEARTBEAT_S": HEARTBEAT_S,
+                "PARTCHAT_REDIS_URL": redis_url,
+                **env,
+            },
+        )
+        started.append(server)
+        return server.start()
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[list[WsClient]]:
+    opened: list[WsClient] = []
+    yield opened
+    for client in opened:
+        await client.close()
+
+
+async def connect(
+    server: ServerProcess, opened: list[WsClient], session_id: str | None = None, **kw: Any
+) -> WsClient:
+    client = await WsClient.open(server.ws_url)
+    opened.append(client)
+    await client.hello(session_id, kw.get("last_seq"))
+    return client
+
+
+async def stored(server: ServerProcess, session_id: str) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=10.0) as http:
+        response = await http.get(f"/api/sessions/{session_id}")
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def seqs(events: list[Event]) -> list[int]:
+    """The seqs of the turn events (``ready`` carries the session's seq, not its own)."""
+    return [e["seq"] for e in events if "seq" in e and e["type"] != "ready"]
+
+
+async def test_a_client_cut_off_resumes_the_turn_on_another_server_exactly_once(
+    cluster: Start, clients: list[WsClient]
+) -> None:
+    a, b = cluster(), cluster()
+    on_a = await connect(a, clients)
+    await on_a.message(LONG_Q)
+    before = await on_a.until(lambda e: e["type"] == "text-delta")
+    before += await on_a.until(lambda e: e["type"] == "text-delta")
+    start = before[0]
+    assert start["type"] == "start"
+    await on_a.abort()
+
+    on_b = await connect(b, clients, on_a.session_id, last_seq=before[-1]["seq"])
+    ready = on_b.ready
+    assert ready is not None and ready["resumed"] is True
+    assert ready["inflight"] == {"turnId": start["turnId"], "messageId": start["messageId"]}
+    assert ready["seq"] >= before[-1]["seq"]
+    after = await on_b.until(lambda e: e["type"] == "finish", timeout=60)
+    assert not [e for e in on_b.events if e["type"] == "error"]
+
+    # Exactly once, no gap: the seqs run on from where the client was cut off.
+    got = seqs(before) + seqs(after)
+    assert got == list(range(got[0], got[0] + len(got)))
+    finish = after[-1]
+    assert finish["finishReason"] == "stop" and finish["turnId"] == start["turnId"]
+    assert text_of(before) + text_of(after) == finish["text"]
+
+    # The session goes on on B after A's turn, its seqs after A's.
+    events = await on_b.turn("Is PS3406971 compatible with my WDT780SAEM1?", timeout=60)
+    assert events[0]["type"] == "start" and events[0]["seq"] == finish["seq"] + 1
+    assert events[-1]["finishReason"] == "stop"
+
+
+async def test_a_resume_without_last_seq_replays_the_turn_from_its_start(
+    cluster: Start, clients: list[WsClient]
+) -> None:
+    a, b = cluster(), cluster()
+    on_a = await connect(a, clients)
+    message_id = await on_a.message(LONG_Q)
+    await on_a.until(lambda e: e["type"] == "text-delta")
+    # A second tab on B opens the session with nothing: it sees the turn from its start.
+    on_b = await connect(b, clients, on_a.session_id)
+    assert on_b.ready is not None and on_b.ready["inflight"]["messageId"] == message_id
+    events = await on_b.until(lambda e: e["type"] == "finish", timeout=60)
+    assert events[0]["type"] == "start"
+    assert text_of(events) == events[-1]["text"]
+    # Both clients saw the same frames.
+    a_events = await on_a.until(lambda e: e["type"] == "finish", timeout=60)
+    assert seqs(events) == seqs(on_a.events)
+    assert a_events[-1] == events[-1]
+
+
+async def test_stop_sent_to_another_server_stops_the_turn(
+    cluster: Start, clients: list[WsClient]
+) -> None:
+    a, b = cluster(), cluster()
+    on_a = await connect(a, clients)
+    await on_a.message(LONG_Q)
+    await on_a.until(lambda e: e["type"] == "text-delta")
+    on_b = await connect(b, clients, on_a.session_id)
+    await on_b.until(lambda e: e["type"] == "text-delta")
+    await on_b.send({"type": "stop"})
+
+    finish_b = (await on_b.until(lambda e: e["type"] == "finish", timeout=30))[-1]
+    finish_a = (await on_a.until(lambda e: e["type"] == "finish", timeout=30))[-1]
+    assert finish_a["finishReason"] == finish_b["finishReason"] == "aborted"
+    history = (await stored(b, on_a.session_id))["history"]
+    assert [m["role"] for m in history] == ["user", "assistant"]
+    assert history[-1]["status"] == "partial" and history[-1]["text"] == finish_a["text"]
+
+
+async def test_a_message_sent_to_another_server_while_a_turn_runs_is_busy_and_idempotent(
+    cluster: Start, clients: list[WsClient]
+) -> None:
+    a, b = cluster(), cluster()
+    on_a = await connect(a, clients)
+    first = await on_a.message(LONG_Q)
+    await on_a.until(lambda e: e["type"] == "text-delta")
+    on_b = await connect(b, clients, on_a.session_id)
+    # The same message again (a client retrying on another server): no second turn.
+    await on_b.message(LONG_Q, first)
+    second = await on_b.message("and the water filter?")
+    refused = (await on_b.until(lambda e: e["type"] == "error"))[-1]
+    assert refused["code"] == "busy" and refused["messageId"] == second
+    await on_b.until(lambda e: e["type"] == "finish", timeout=60)
+    history = (await stored(b, on_a.session_id))["history"]
+    assert [m["role"] for m in history] == ["user", "assistant"]
+    assert [e["type"] for e in on_b.events].count("start") == 1
+
+
+async def test_the_owner_killed_mid_turn_is_interrupted_by_the_other_server(
+    cluster: Start, clients: list[WsClient]
+) -> None:
+    a, b = cluster(), cluster()
+    on_a = await connect(a, clients)
+    message_id = await on_a.message(LONG_Q)
+    await on_a.until(lambda e: e["type"] == "text-delta")
+    on_b = await connect(b, clients, on_a.session_id)
+    streamed = await on_b.until(lambda e: e["type"] == "text-delta")
+    streamed += await on_b.until(lambda e: e["type"] == "text-delta")
+    a.kill()
+
+    # B notices (the owner's pid is gone; across machines: its heartbeat goes stale)
+    # and sends the stored state again: the question, the answer so far, interrupted.
+    resync = (await on_b.until(lambda e: e["type"] == "ready", timeout=15))[-1]
+    assert resync["inflight"] is None
+    history = resync["history"]
+    assert [m["role"] for m in history] == ["user", "assistant"]
+    assert history[0]["id"] == message_id
+    assert history[1]["status"] == "interrupted"
+    partial = history[1]["text"]
+    assert partial.startswith(text_of(streamed)) and partial
+    assert (await stored(b, on_a.session_id))["history"][1]["text"] == partial
+
+    # The session goes on on B.
+    events = await on_b.turn("Is PS3406971 compatible with my WDT780SAEM1?", timeout=60)
+    assert events[-1]["finishReason"] == "stop"
+    assert events[0]["seq"] > max(seqs(on_b.events[: -len(events)]))
