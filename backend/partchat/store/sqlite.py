@@ -332,6 +332,9 @@ class SqliteStore:
         """Open (and, read-write, create and migrate) the database at ``path``."""
         path = Path(path)
         if readonly:
+            if not path.exists():
+                # Said here: aiosqlite's failed connect leaves its thread's stop for later.
+                raise StorageUnavailable("storage unavailable")
             database, uri = path.resolve().as_uri() + "?mode=ro", True
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
