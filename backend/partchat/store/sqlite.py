@@ -9,11 +9,13 @@ processes read concurrently thanks to WAL.
 Each store operation is one unit of work under an :class:`asyncio.Lock`, so a
 transaction is never interleaved with another unit's statements. A write unit is one
 ``BEGIN IMMEDIATE`` … ``COMMIT`` (any exception rolls it back) and, once it holds the
-lock, runs to completion even if its caller is cancelled. Each statement is one hop to
-aiosqlite's thread, so units use as few statements as they can: a write reads what it
-needs in one query, and the session version after a write is derived from the version
-before it (the version triggers add exactly one per written row, see ``_MIGRATIONS``)
-rather than read again.
+lock, runs to completion even if its caller is cancelled; a write of one statement is
+its own transaction (autocommit). Each statement is one hop to aiosqlite's thread, so
+units use as few statements as they can: a turn's write starts with the UPDATE that
+decides the rest and reads, in its ``RETURNING`` clause, what the decision needs (a
+duplicate ``begin_turn`` then rolls back); the session version after a write is derived
+from the version before it (the version triggers add exactly one per written row, see
+``_MIGRATIONS``) rather than read again.
 
 A chat turn is two write transactions: :meth:`SqliteStore.begin_turn` commits the turn
 row (``running``) and the user message before the LLM is called;
@@ -176,23 +178,28 @@ _INSERT_MESSAGE = (
     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?))"
 )
 _SELECT_VERSION = "SELECT version FROM sessions WHERE id = ?"
-# begin_turn's one read: the session's version, the turn already stored under this client
-# message id (with its user message), and a turn running under another owner.
-_BEGIN_LOOKUP = (
-    "SELECT s.version, m.id, t.id, t.session_id, t.client_message_id, t.status,"
-    " t.finish_reason, t.started_at, t.ended_at, t.timings, t.owner,"
-    " (SELECT r.id FROM turns r WHERE r.session_id = s.id AND r.status = 'running'"
+# begin_turn's first statement: the session's reservation written, and what decides the
+# rest read in the same statement (RETURNING reports the row before the version trigger
+# this UPDATE fires: the version before the unit): the turn already stored under this
+# client message id, and a turn running under another owner.
+_BEGIN_UPDATE = (
+    "UPDATE sessions SET seq_reserved = MAX(seq_reserved, ?), updated_at = ? WHERE id = ?"
+    " RETURNING version,"
+    " (SELECT t.id FROM turns t WHERE t.session_id = sessions.id AND t.client_message_id = ?),"
+    " (SELECT r.id FROM turns r WHERE r.session_id = sessions.id AND r.status = 'running'"
     "  AND r.owner IS NOT NULL AND r.owner != ?"
     "  ORDER BY r.started_at DESC, r.rowid DESC LIMIT 1)"
-    " FROM sessions s"
-    " LEFT JOIN turns t ON t.session_id = s.id AND t.client_message_id = ?"
-    " LEFT JOIN messages m ON m.turn_id = t.id AND m.role = 'user'"
-    " WHERE s.id = ?"
 )
-# finish_turn's one read: the turn's session and status, the session's version, and the
-# answer already stored for it.
+# finish_turn's first statement: the turn closed if it is still running, with its session
+# and that session's version before the unit.
+_FINISH_UPDATE = (
+    "UPDATE turns SET status = ?, finish_reason = ?, ended_at = ?, timings = ?"
+    " WHERE id = ? AND status = 'running'"
+    " RETURNING session_id, (SELECT version FROM sessions WHERE id = turns.session_id)"
+)
+# a turn no longer running: its status, session version and stored answer
 _FINISH_LOOKUP = (
-    "SELECT t.session_id, t.status, s.version,"
+    "SELECT t.status, s.version,"
     " (SELECT m.id FROM messages m WHERE m.turn_id = t.id AND m.role = 'assistant')"
     " FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?"
 )
@@ -288,6 +295,14 @@ def _consume_exception(task: asyncio.Future[Any]) -> None:
 Work = Callable[[aiosqlite.Connection], Awaitable[T]]
 
 
+class _Undo(Exception):  # not an error: a unit's answer, its writes undone
+    """Raised by a unit's work to roll the transaction back and return ``result``."""
+
+    def __init__(self, result: object) -> None:
+        super().__init__()
+        self.result = result
+
+
 # --------------------------------------------------------------------------- store
 
 
@@ -317,6 +332,9 @@ class SqliteStore:
         """Open (and, read-write, create and migrate) the database at ``path``."""
         path = Path(path)
         if readonly:
+            if not path.exists():
+                # Said here: aiosqlite's failed connect leaves its thread's stop for later.
+                raise StorageUnavailable("storage unavailable")
             database, uri = path.resolve().as_uri() + "?mode=ro", True
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -433,8 +451,9 @@ class SqliteStore:
         rows = await self._fetch_all(sql, params)
         return rows[0] if rows else None
 
-    async def _write(self, work: Work[T]) -> T:
+    async def _write(self, work: Work[T], *, single: bool = False) -> T:
         """``work`` inside ``BEGIN IMMEDIATE`` ... ``COMMIT``; any exception rolls back.
+        ``single``: ``work`` is one statement, its own transaction (no BEGIN/COMMIT hops).
 
         A caller cancelled while waiting for the lock writes nothing; once the unit holds
         the lock it runs to completion on its own task (its work must be kept, and the
@@ -442,7 +461,7 @@ class SqliteStore:
         """
         await self._lock.acquire()
         try:
-            task = asyncio.ensure_future(self._transaction(work))
+            task = asyncio.ensure_future(self._transaction(work, single))
         except BaseException:
             self._lock.release()
             raise
@@ -450,18 +469,22 @@ class SqliteStore:
         task.add_done_callback(_consume_exception)
         return await asyncio.shield(task)
 
-    async def _transaction(self, work: Work[T]) -> T:
+    async def _transaction(self, work: Work[T], single: bool) -> T:
         try:
             conn = self._connection()
+            if single:
+                return await work(conn)
             await conn.execute("BEGIN IMMEDIATE")
             try:
                 result = await work(conn)
                 await conn.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if conn.in_transaction:
                     # sqlite3.Error: sqlite already rolled the transaction back.
                     with contextlib.suppress(sqlite3.Error, ValueError):
                         await conn.execute("ROLLBACK")
+                if isinstance(exc, _Undo):
+                    return cast(T, exc.result)
                 raise
             return result
         except sqlite3.Error as exc:
@@ -483,7 +506,7 @@ class SqliteStore:
                 (session_id, now, now, payload),
             )
 
-        await self._write(create)
+        await self._write(create, single=True)
         return SessionRecord(session_id, now, now, context, 0, 0, 0)
 
     async def get_session(self, session_id: str) -> SessionRecord | None:
@@ -526,7 +549,7 @@ class SqliteStore:
                 raise UnknownSession(session_id)
             return _moved(int(rows[0][0]), expect_version, 1)
 
-        return await self._write(save)
+        return await self._write(save, single=True)
 
     # ----------------------------------------------------------------- turns
 
@@ -547,36 +570,35 @@ class SqliteStore:
         reserved = int(seq_reserved)
 
         async def begin(conn: aiosqlite.Connection) -> BeginTurn:
+            now = self._clock()
             found = list(
                 await conn.execute_fetchall(
-                    _BEGIN_LOOKUP, (owner or "", client_message_id, session_id)
+                    _BEGIN_UPDATE, (reserved, now, session_id, client_message_id, owner or "")
                 )
             )
             if not found:
                 raise UnknownSession(session_id)
-            row = found[0]
-            before = int(row[0])
-            if row[2] is not None:
-                return BeginTurn(
-                    turn=_turn_from_row(row[2:11]),
-                    user_message_id=row[1],
-                    duplicate=True,
-                    session_version=_moved(before, expect_version, 0),
-                )
-            if owner is not None and row[11] is not None:
-                elsewhere = list(
+            before, existing, elsewhere = found[0]
+            if existing is not None or (owner is not None and elsewhere is not None):
+                rows = list(
                     await conn.execute_fetchall(
-                        f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (row[11],)
+                        f"SELECT {_TURN_COLUMNS}, (SELECT id FROM messages"
+                        " WHERE turn_id = turns.id AND role = 'user') FROM turns WHERE id = ?",
+                        (existing or elsewhere,),
                     )
                 )
-                raise TurnRunningElsewhere(_turn_from_row(elsewhere[0]))
+                if existing is None:
+                    raise TurnRunningElsewhere(_turn_from_row(rows[0]))
+                # A duplicate writes nothing: the reservation above is rolled back.
+                raise _Undo(
+                    BeginTurn(
+                        turn=_turn_from_row(rows[0]),
+                        user_message_id=rows[0][9],
+                        duplicate=True,
+                        session_version=_moved(before, expect_version, 0),
+                    )
+                )
 
-            now = self._clock()
-            await conn.execute(
-                "UPDATE sessions SET seq_reserved = MAX(seq_reserved, ?), updated_at = ?"
-                " WHERE id = ?",
-                (reserved, now, session_id),
-            )
             turn = TurnRecord(
                 id=new_turn_id(),
                 session_id=session_id,
@@ -628,15 +650,28 @@ class SqliteStore:
         seq = int(last_seq)
 
         async def finish(conn: aiosqlite.Connection) -> FinishTurn:
-            found = list(await conn.execute_fetchall(_FINISH_LOOKUP, (turn_id,)))
-            if not found:
-                raise UnknownTurn(turn_id)
-            session_id, turn_status, before, answer_id = found[0]
-            if turn_status != "running":
+            now = self._clock()
+            closed = list(
+                await conn.execute_fetchall(
+                    _FINISH_UPDATE,
+                    (
+                        TURN_STATUS_FOR_REASON[finish_reason],
+                        finish_reason,
+                        now,
+                        timings_json,
+                        turn_id,
+                    ),
+                )
+            )
+            if not closed:  # unknown, or finished already: nothing written
+                found = list(await conn.execute_fetchall(_FINISH_LOOKUP, (turn_id,)))
+                if not found:
+                    raise UnknownTurn(turn_id)
+                turn_status, before, answer_id = found[0]
                 if answer_id is not None:
                     return FinishTurn(str(answer_id), _moved(before, expect_version, 0))
                 raise StoreError(f"turn {turn_id} is {turn_status} without an answer")
-            now = self._clock()
+            session_id, before = closed[0]
             message_id = new_message_id()
             await conn.execute(
                 _INSERT_MESSAGE,
@@ -653,16 +688,11 @@ class SqliteStore:
                 ),
             )
             await conn.execute(
-                "UPDATE turns SET status = ?, finish_reason = ?, ended_at = ?, timings = ?"
-                " WHERE id = ?",
-                (TURN_STATUS_FOR_REASON[finish_reason], finish_reason, now, timings_json, turn_id),
-            )
-            await conn.execute(
                 "UPDATE sessions SET context = ?, last_seq = MAX(last_seq, ?), updated_at = ?"
                 " WHERE id = ?",
                 (context_json, seq, now, session_id),
             )
-            # three rows written: the message, the turn, the session
+            # three rows written: the turn, the message, the session
             return FinishTurn(message_id, _moved(before, expect_version, 3))
 
         return await self._write(finish)
@@ -745,7 +775,7 @@ class SqliteStore:
                 (boot_id, int(pid), host, now, now),
             )
 
-        await self._write(beat)
+        await self._write(beat, single=True)
 
     async def get_worker(self, boot_id: str) -> WorkerRecord | None:
         row = await self._fetch_one(
@@ -782,7 +812,7 @@ class SqliteStore:
             )
             return int(cursor.rowcount)
 
-        return await self._write(forget)
+        return await self._write(forget, single=True)
 
     async def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version`` on this store's connection: it changes when
@@ -835,7 +865,7 @@ class SqliteStore:
             cursor = await conn.execute("DELETE FROM sessions WHERE updated_at < ?", (cutoff,))
             return int(cursor.rowcount)
 
-        return await self._write(purge)
+        return await self._write(purge, single=True)
 
 
 async def _user_version(conn: aiosqlite.Connection) -> int:
