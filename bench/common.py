@@ -641,7 +641,10 @@ _CATEGORIES: tuple[tuple[str, Callable[[str], bool]], ...] = (
         "turn engine, publish, encode (turns.py, stream_adapter, protocol)",
         lambda s: "partchat/turns.py" in s or "stream_adapter" in s or "partchat/protocol" in s,
     ),
-    ("session store, loop side (sessions.py)", lambda s: "partchat/sessions.py" in s),
+    (
+        "session store (partchat/store, aiosqlite's thread)",
+        lambda s: "partchat/store/" in s or "aiosqlite/" in s,
+    ),
     ("WebSocket receive loop", lambda s: "_receive_loop" in s),
     ("LangGraph Pregel machinery", lambda s: "pregel" in s or "langgraph" in s),
     ("logging", lambda s: "logging/__init__" in s),

@@ -44,7 +44,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     from partchat.metrics import Metrics
     from partchat.nlu import store as nlu_store
     from partchat.services import Services
-    from partchat.sessions import SessionStore
+    from partchat.store import open_store
     from partchat.toolbox import Toolbox
     from partchat.turns import TurnEngine
     from partchat.workers import WorkerRegistry
@@ -56,7 +56,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
         await asyncio.to_thread(build_catalog, None, settings.catalog_path)
     catalog = await Catalog.open(settings.catalog_path)
     understanding = await asyncio.to_thread(nlu_store.load, settings.catalog_path)
-    store = await SessionStore.open(settings.sessions_path)
+    store = await open_store(settings)
     workers = WorkerRegistry(store, heartbeat_s=settings.worker_heartbeat_s)
     interrupted = await workers.start()
     if interrupted:

@@ -55,6 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = Settings.from_env()
+        if args.command in ("serve", "sessions", "chat"):
+            from partchat.store import check_backend
+
+            check_backend(settings)
     except SettingsError as exc:
         print(f"partchat: configuration error: {exc}", file=sys.stderr)
         return 2
@@ -76,14 +80,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _catalog(args, settings)
 
     if args.command == "sessions":
-        from partchat.sessions import purge_sessions
+        from partchat.store import purge_idle
 
         try:
             seconds = parse_duration(args.older_than)
         except ValueError as exc:
             print(f"partchat: {exc}", file=sys.stderr)
             return 2
-        removed = asyncio.run(purge_sessions(settings.sessions_path, seconds))
+        removed = asyncio.run(purge_idle(settings, seconds))
         print(f"removed {removed} sessions idle for more than {args.older_than}")
         return 0
 

@@ -12,7 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from partchat import __version__
 from partchat.protocol import MAX_TEXT_CHARS
-from partchat.sessions import StorageUnavailable, is_valid_id
+from partchat.store import StorageUnavailable, is_valid_id
 from partchat.turns import HISTORY_FOR_READY, stored_history
 
 if TYPE_CHECKING:

@@ -1,33 +1,27 @@
-"""SQLite on the event loop, with a thread for what would block it.
+"""SQLite on the event loop, with a thread for what would block it: the catalog's reads.
 
-Why not a thread hop per statement (aiosqlite): every hop hands the GIL between the
-event loop and the database thread, and the sqlite3 module releases and re-takes the GIL
-around every statement it steps. With the loop busy, each hand-over is several ``futex``
-calls, context switches and up to a switch interval (5 ms) of waiting: ``strace -c -f``
-of a server under load counted ~200 ``futex`` calls per chat turn, and the threads cost
-more CPU than the statements (see ``docs/performance.md``). Run on the loop thread, with
-no other thread wanting the GIL, the same statements take microseconds.
+Only :mod:`partchat.catalog.store` uses this (the session store is on aiosqlite, see
+:mod:`partchat.store.sqlite`). It remains because of a measured need: a catalog lookup
+by key takes microseconds, and a thread hop per query (aiosqlite's way) costs more than
+the query — every hop hands the GIL between the event loop and a database thread, and
+with the loop busy each hand-over is several ``futex`` calls, context switches and up
+to a switch interval of waiting. Running every statement of both databases inline cut
+CPU per streamed turn 40 % when that was measured (``docs/performance.md``). The
+catalog is read-only and its results are cached, so this path stays small.
 
-So :meth:`LoopSqlite.run` calls a whole unit of work (a transaction, a lookup) inline,
-under an :class:`asyncio.Lock`, with ``busy_timeout = 0`` and a time budget. Only when it
-cannot finish at once does it go to a worker thread, where waiting does not stall the
-loop:
+:meth:`LoopSqlite.run` calls a whole unit of work (a lookup) inline, under an
+:class:`asyncio.Lock`, with ``busy_timeout = 0`` and a time budget. Only when it cannot
+finish at once does it go to a worker thread, where waiting does not stall the loop:
 
-* ``SQLITE_BUSY`` / ``SQLITE_LOCKED`` — another process holds the write lock (several
-  server workers share ``sessions.db``): re-run on a thread with the real busy timeout;
+* ``SQLITE_BUSY`` / ``SQLITE_LOCKED`` — another connection holds a lock: re-run on a
+  thread with the real busy timeout;
 * ``SQLITE_INTERRUPT`` — the unit ran past its budget (a slow query; a progress handler
   interrupts it): re-run on a thread without the budget.
 
 A caller that knows a unit is slow (a full-text search) sends it to the thread at once.
-
-A unit must therefore be re-runnable: it starts its own transaction and rolls it back on
-any exception, so an interrupted first attempt leaves nothing behind. The lock keeps the
-connection to one user at a time, also while a unit runs on the thread (a cancelled
-caller waits for it before the lock is released).
-
-Checkpoints fsync the database file, so they never run on the loop: a read-write
-connection has ``wal_autocheckpoint = 0`` and :class:`Checkpointer` runs passive
-checkpoints from a second connection on a thread.
+A unit must therefore be re-runnable (a read is). The lock keeps the connection to one
+user at a time, also while a unit runs on the thread (a cancelled caller waits for it
+before the lock is released).
 """
 
 from __future__ import annotations
@@ -41,14 +35,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, TypeVar
 
-__all__ = [
-    "Checkpointer",
-    "LoopConnection",
-    "LoopSqlite",
-    "fetch_all",
-    "fetch_one",
-    "in_transaction",
-]
+__all__ = ["LoopConnection", "LoopSqlite", "fetch_all"]
 
 T = TypeVar("T")
 
@@ -77,37 +64,8 @@ def fetch_all(sql: str, params: tuple[Any, ...] = ()) -> Callable[[LoopConnectio
     return partial(_fetch_all, sql, params)
 
 
-def fetch_one(sql: str, params: tuple[Any, ...] = ()) -> Callable[[LoopConnection], Any]:
-    """A read unit: the first row of one query, or None."""
-    return partial(_fetch_one, sql, params)
-
-
 def _fetch_all(sql: str, params: tuple[Any, ...], conn: LoopConnection) -> list[Any]:
     return conn.execute(sql, params).fetchall()
-
-
-def _fetch_one(sql: str, params: tuple[Any, ...], conn: LoopConnection) -> Any:
-    return conn.execute(sql, params).fetchone()
-
-
-def in_transaction(work: Callable[[LoopConnection], T]) -> Callable[[LoopConnection], T]:
-    """``work`` as a re-runnable write unit: ``BEGIN IMMEDIATE`` ... ``COMMIT``, and any
-    exception (an interrupt, a busy lock) rolls back first, so a re-run starts clean."""
-
-    def unit(conn: LoopConnection) -> T:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            result = work(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                # sqlite3.Error: sqlite already rolled the transaction back.
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-            raise
-        return result
-
-    return unit
 
 
 class LoopSqlite:
@@ -227,62 +185,3 @@ async def _uncancellable(fut: asyncio.Future[T]) -> T:
         fut.exception()  # retrieved: the caller is gone
         raise asyncio.CancelledError
     return fut.result()
-
-
-class Checkpointer:
-    """Passive WAL checkpoints from a second connection, on a worker thread.
-
-    ``note_write()`` after each commit; every ``interval_s`` the checkpointer copies the
-    WAL into the database file if anything was written since. Passive checkpoints never
-    wait for, nor block, readers and writers at the SQLite level, but their ``fsync`` can
-    hold up a commit's writes in the file system for milliseconds: while ``running``,
-    callers send their writes to a thread.
-    """
-
-    def __init__(self, database: str, *, uri: bool = False, interval_s: float = 1.0) -> None:
-        self._database = database
-        self._uri = uri
-        self._interval_s = interval_s
-        self._writes = 0
-        self._conn: sqlite3.Connection | None = None
-        self._task: asyncio.Task[None] | None = None
-        self.checkpoints = 0
-        self.running = False  # a checkpoint is copying and syncing pages right now
-
-    def note_write(self) -> None:
-        self._writes += 1
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._loop(), name="sqlite-checkpointer")
-
-    async def _loop(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            await asyncio.sleep(self._interval_s)
-            if self._writes:
-                self._writes = 0
-                self.running = True
-                try:
-                    # stop() must not close the connection under the thread
-                    await _uncancellable(loop.run_in_executor(None, self._checkpoint))
-                finally:
-                    self.running = False
-
-    def _checkpoint(self) -> None:
-        with contextlib.suppress(sqlite3.Error):  # the next round tries again
-            if self._conn is None:
-                self._conn = sqlite3.connect(
-                    self._database, uri=self._uri, isolation_level=None, check_same_thread=False
-                )
-            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-            self.checkpoints += 1
-
-    async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None

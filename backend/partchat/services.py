@@ -10,7 +10,7 @@ from partchat.settings import Settings
 
 if TYPE_CHECKING:
     from partchat.catalog import Catalog
-    from partchat.sessions import SessionStore
+    from partchat.store import SessionStore
     from partchat.toolbox import Toolbox
     from partchat.turns import TurnEngine
     from partchat.ws import ConnectionLimiter

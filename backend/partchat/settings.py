@@ -53,6 +53,9 @@ class Settings:
     # How long another thread (the SQLite ones) may hold the GIL while the event loop
     # waits for it. Python's 5 ms default doubled the 1,000-session added gap p99.
     gil_switch_ms: float = 0.5
+    # Where sessions live: None is sessions.db in data_dir (SQLite); a postgresql:// URL
+    # selects the PostgreSQL backend (partchat.store.check_backend). Never logged.
+    database_url: str | None = field(default=None, repr=False)
 
     @property
     def llm_kind(self) -> Literal["openai", "offline"]:
@@ -99,6 +102,7 @@ class Settings:
             worker_heartbeat_s=_float(e, "PARTCHAT_WORKER_HEARTBEAT_S", 5.0),
             turn_start_lag_ms=_float(e, "PARTCHAT_TURN_START_LAG_MS", 0.5, allow_zero=True),
             gil_switch_ms=_float(e, "PARTCHAT_GIL_SWITCH_MS", 0.5),
+            database_url=_database_url(e.get("PARTCHAT_DATABASE_URL", "")),
         )
 
 
@@ -137,6 +141,22 @@ def _choice(e: Mapping[str, str], name: str, default: T, allowed: tuple[T, ...])
         if value == option:
             return option
     raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(allowed)}")
+
+
+def _database_url(raw: str) -> str | None:
+    """None (SQLite in the data directory) or a ``postgresql://`` / ``postgres://`` URL."""
+    url = raw.strip()
+    if not url:
+        return None
+    scheme, sep, _ = url.partition("://")
+    if not sep or scheme.lower() not in ("postgresql", "postgres"):
+        # The value may hold a password: name the scheme only.
+        named = f"has scheme {scheme[:20]!r}" if sep else "is not a URL"
+        raise SettingsError(
+            f"PARTCHAT_DATABASE_URL {named}: expected postgresql://… "
+            "(or leave it unset for SQLite in PARTCHAT_DATA_DIR)"
+        )
+    return url
 
 
 def _origins(raw: str) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ from partchat.protocol import (
     encode,
     error_event,
 )
-from partchat.sessions import (
+from partchat.store import (
     BeginTurn,
     SessionRecord,
     SessionStore,

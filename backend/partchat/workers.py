@@ -33,7 +33,7 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 
-from partchat.sessions import SessionStore, WorkerRecord
+from partchat.store import SessionStore, WorkerRecord
 
 log = logging.getLogger(__name__)
 

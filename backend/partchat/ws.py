@@ -34,7 +34,7 @@ from partchat.protocol import (
     parse_client_frame,
 )
 from partchat.security import origin_allowed
-from partchat.sessions import StorageUnavailable
+from partchat.store import StorageUnavailable
 
 if TYPE_CHECKING:
     from partchat.services import Services

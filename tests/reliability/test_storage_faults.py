@@ -32,15 +32,15 @@ def _hello(ws) -> dict:  # type: ignore[no-untyped-def]
 def _fail_with(app_client, message: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     store = app_client.app.state.services.store
     # Fail below the store's error mapping: the connection itself raises.
-    db = store._db.conn
-    real_execute = db.execute
+    conn = store._conn
+    real_execute = conn.execute
 
-    def execute(sql, *args, **kwargs):  # type: ignore[no-untyped-def]
+    async def execute(sql, *args, **kwargs):  # type: ignore[no-untyped-def]
         if sql.lstrip().upper().startswith(("INSERT", "BEGIN")):
             raise sqlite3.OperationalError(message)
-        return real_execute(sql, *args, **kwargs)
+        return await real_execute(sql, *args, **kwargs)
 
-    monkeypatch.setattr(db, "execute", execute)
+    monkeypatch.setattr(conn, "execute", execute)
 
 
 @pytest.mark.parametrize(

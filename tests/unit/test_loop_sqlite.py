@@ -1,10 +1,11 @@
 """LoopSqlite (units inline on the event loop, a worker thread when they would block it)
-and Checkpointer, against real SQLite files."""
+against real SQLite files. Write units stand in for another connection's lock and for
+units that must be re-runnable after an interrupt."""
 
 from __future__ import annotations
 
 import asyncio
-import shutil
+import contextlib
 import sqlite3
 import threading
 import time
@@ -14,13 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from partchat.loop_sqlite import (
-    Checkpointer,
-    ClosedError,
-    LoopConnection,
-    LoopSqlite,
-    in_transaction,
-)
+from partchat.loop_sqlite import ClosedError, LoopConnection, LoopSqlite
 
 T = TypeVar("T")
 
@@ -70,6 +65,24 @@ def other(db_path: Path) -> Iterator[sqlite3.Connection]:
     if conn.in_transaction:
         conn.execute("ROLLBACK")
     conn.close()
+
+
+def in_transaction(work: Callable[[LoopConnection], T]) -> Callable[[LoopConnection], T]:
+    """``work`` as a re-runnable write unit: any exception rolls back first."""
+
+    def unit(conn: LoopConnection) -> T:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):  # sqlite may have rolled back
+                    conn.execute("ROLLBACK")
+            raise
+        return result
+
+    return unit
 
 
 def values(path: Path) -> list[str]:
@@ -406,71 +419,3 @@ async def test_close_waits_for_the_unit_on_the_thread(open_db: Callable[..., Loo
     assert await asyncio.wait_for(running, 5) == 5
     await asyncio.wait_for(closing, 5)
     assert finished == ["unit", "last"]
-
-
-# ------------------------------------------------------------------------- checkpoints
-
-
-async def test_checkpointer_copies_the_wal_into_the_database(
-    open_db: Callable[..., LoopSqlite], db_path: Path, tmp_path: Path
-) -> None:
-    db = open_db()
-
-    def configure(conn: LoopConnection) -> None:
-        conn.execute("PRAGMA wal_autocheckpoint = 0")
-
-    await db.run(configure)
-
-    def main_file_rows(name: str) -> int:
-        """Rows in the database file alone (a copy without its WAL)."""
-        copy = tmp_path / name
-        shutil.copyfile(db_path, copy)
-        conn = sqlite3.connect(copy)
-        try:
-            return int(conn.execute("SELECT count(*) FROM t").fetchone()[0])
-        finally:
-            conn.close()
-
-    def wal_size() -> int:
-        return Path(f"{db_path}-wal").stat().st_size
-
-    checkpointer = Checkpointer(str(db_path), interval_s=0.05)
-    checkpointer.start()
-    try:
-
-        def work(conn: LoopConnection) -> None:
-            conn.executemany("INSERT INTO t (v) VALUES (?)", [(f"row {i}",) for i in range(200)])
-
-        await db.run(in_transaction(work))
-        assert wal_size() > 0
-        assert main_file_rows("before.db") == 0  # the rows are only in the WAL
-        await asyncio.sleep(0.2)  # several intervals: nothing noted, nothing checkpointed
-        assert checkpointer.checkpoints == 0
-
-        checkpointer.note_write()
-        for _ in range(500):  # up to ~5 s
-            if checkpointer.checkpoints >= 1:
-                break
-            await asyncio.sleep(0.01)
-        assert checkpointer.checkpoints >= 1
-        assert main_file_rows("after.db") == 200
-
-        fresh = sqlite3.connect(db_path, isolation_level=None)
-        try:
-            busy, log, checkpointed = fresh.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        finally:
-            fresh.close()
-        assert busy == 0 and log == checkpointed
-    finally:
-        await checkpointer.stop()
-    await checkpointer.stop()  # twice is fine
-    count = checkpointer.checkpoints
-    checkpointer.note_write()
-    await asyncio.sleep(0.15)
-    assert checkpointer.checkpoints == count  # stopped: no more rounds
-
-
-async def test_checkpointer_stop_without_start(db_path: Path) -> None:
-    checkpointer = Checkpointer(str(db_path), interval_s=0.05)
-    await checkpointer.stop()
-    assert checkpointer.checkpoints == 0

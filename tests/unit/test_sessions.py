@@ -1,4 +1,4 @@
-"""The durable session store (partchat.sessions) against real SQLite files."""
+"""The SQLite session store (partchat.store.sqlite) against real SQLite files."""
 
 from __future__ import annotations
 
@@ -12,9 +12,7 @@ from typing import Any
 
 import pytest
 
-from partchat.sessions import (
-    SCHEMA_VERSION,
-    SessionStore,
+from partchat.store import (
     StorageUnavailable,
     StoreError,
     UnknownSession,
@@ -23,8 +21,8 @@ from partchat.sessions import (
     new_message_id,
     new_session_id,
     new_turn_id,
-    purge_sessions,
 )
+from partchat.store.sqlite import SCHEMA_VERSION, SqliteStore, purge_sessions
 
 URL_SAFE = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -50,8 +48,8 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def store(db_path: Path, clock: Clock) -> AsyncIterator[SessionStore]:
-    s = await SessionStore.open(db_path, clock=clock)
+async def store(db_path: Path, clock: Clock) -> AsyncIterator[SqliteStore]:
+    s = await SqliteStore.open(db_path, clock=clock)
     yield s
     await s.close()
 
@@ -62,9 +60,27 @@ def rows(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, 
         return list(conn.execute(sql, params))
 
 
-def pragma(store: SessionStore, name: str) -> Any:
+async def pragma(store: SqliteStore, name: str) -> Any:
     """A pragma's value on the store's own connection."""
-    return store._db.conn.execute(f"PRAGMA {name}").fetchone()[0]
+    assert store._conn is not None
+    return next(iter(await store._conn.execute_fetchall(f"PRAGMA {name}")))[0]
+
+
+def fail_statements(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch, prefix: str, message: str
+) -> None:
+    """Statements starting with ``prefix`` raise ``sqlite3.OperationalError(message)``
+    on the store's connection (below the store's error mapping)."""
+    conn = store._conn
+    assert conn is not None
+    real_execute = conn.execute
+
+    async def failing_execute(sql: str, *args: Any, **kwargs: Any) -> Any:
+        if sql.startswith(prefix):
+            raise sqlite3.OperationalError(message)
+        return await real_execute(sql, *args, **kwargs)
+
+    monkeypatch.setattr(conn, "execute", failing_execute)
 
 
 def count(path: Path, table: str) -> int:
@@ -72,7 +88,7 @@ def count(path: Path, table: str) -> int:
 
 
 async def finish(
-    store: SessionStore,
+    store: SqliteStore,
     turn_id: str,
     text: str = "answer",
     *,
@@ -98,30 +114,29 @@ async def finish(
 # ----------------------------------------------------------------------------- open
 
 
-async def test_open_configures_the_database(store: SessionStore, db_path: Path) -> None:
+async def test_open_configures_the_database(store: SqliteStore, db_path: Path) -> None:
     assert await store.schema_version() == SCHEMA_VERSION
     assert rows(db_path, "PRAGMA user_version")[0][0] == SCHEMA_VERSION
     assert rows(db_path, "PRAGMA journal_mode")[0][0] == "wal"
-    assert pragma(store, "foreign_keys") == 1
-    assert pragma(store, "synchronous") == 1  # NORMAL
-    # On the event loop it never waits for a lock; on the thread it waits 5 s.
-    assert pragma(store, "busy_timeout") == 0
-    assert store._db.busy_timeout_ms == 5000
-    # Checkpoints (fsync) run on the checkpointer's thread, never on a commit.
-    assert pragma(store, "wal_autocheckpoint") == 0
+    assert await pragma(store, "foreign_keys") == 1
+    assert await pragma(store, "synchronous") == 1  # NORMAL
+    # Statements run on aiosqlite's thread: waiting for another process's lock is fine.
+    assert await pragma(store, "busy_timeout") == 5000
+    # Automatic checkpoints (their fsync too) run on that thread, after a commit.
+    assert await pragma(store, "wal_autocheckpoint") == 1000
 
 
 async def test_open_refuses_a_newer_schema(db_path: Path) -> None:
-    store = await SessionStore.open(db_path)
+    store = await SqliteStore.open(db_path)
     await store.close()
     with sqlite3.connect(db_path) as conn:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(StoreError, match="newer"):
-        await SessionStore.open(db_path)
+        await SqliteStore.open(db_path)
 
 
 async def test_closed_store_reports_unavailable(db_path: Path) -> None:
-    store = await SessionStore.open(db_path)
+    store = await SqliteStore.open(db_path)
     await store.close()
     await store.close()  # twice is fine
     with pytest.raises(StorageUnavailable):
@@ -133,7 +148,7 @@ async def test_closed_store_reports_unavailable(db_path: Path) -> None:
 # ----------------------------------------------------------------------------- sessions
 
 
-async def test_create_and_get_session(store: SessionStore, clock: Clock) -> None:
+async def test_create_and_get_session(store: SqliteStore, clock: Clock) -> None:
     created = await store.create_session()
     assert created.created_at == created.updated_at == clock.now
     assert created.context == empty_context()
@@ -159,12 +174,14 @@ async def test_empty_context_is_fresh_each_time() -> None:
     ["", "short", "a" * 65, "../../etc/passwd", "abc def ghi jkl mno", "x" * 20 + "\n", "é" * 22],
 )
 async def test_malformed_session_ids_are_none_without_a_query(
-    store: SessionStore, monkeypatch: pytest.MonkeyPatch, bad_id: str
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch, bad_id: str
 ) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("queried the database for a malformed id")
 
-    monkeypatch.setattr(store._db.conn, "execute", boom)
+    assert store._conn is not None
+    monkeypatch.setattr(store._conn, "execute", boom)
+    monkeypatch.setattr(store._conn, "execute_fetchall", boom)
     assert await store.get_session(bad_id) is None
     assert await store.running_turn(bad_id) is None
     assert await store.history(bad_id) == []
@@ -173,7 +190,7 @@ async def test_malformed_session_ids_are_none_without_a_query(
         await store.begin_turn(bad_id, "c1", "hi", seq_reserved=1)
 
 
-async def test_unknown_session_id_is_none(store: SessionStore) -> None:
+async def test_unknown_session_id_is_none(store: SqliteStore) -> None:
     assert await store.get_session(new_session_id()) is None
     with pytest.raises(UnknownSession):
         await store.begin_turn(new_session_id(), "c1", "hi", seq_reserved=1)
@@ -181,7 +198,7 @@ async def test_unknown_session_id_is_none(store: SessionStore) -> None:
         await store.save_context(new_session_id(), empty_context())
 
 
-async def test_save_context(store: SessionStore, clock: Clock) -> None:
+async def test_save_context(store: SqliteStore, clock: Clock) -> None:
     session = await store.create_session()
     clock.now += 10
     ctx = {**empty_context(), "productModel": "WRS325SDHZ", "symptoms": ["no ice"]}
@@ -201,7 +218,7 @@ async def test_session_ids_are_unique_url_safe_and_long() -> None:
     assert message.startswith("m_") and URL_SAFE.fullmatch(message) and len(message) >= 16
 
 
-async def test_created_sessions_have_distinct_ids(store: SessionStore) -> None:
+async def test_created_sessions_have_distinct_ids(store: SqliteStore) -> None:
     sessions = [await store.create_session() for _ in range(50)]
     assert len({s.id for s in sessions}) == 50
 
@@ -210,7 +227,7 @@ async def test_created_sessions_have_distinct_ids(store: SessionStore) -> None:
 
 
 async def test_begin_turn_stores_user_message(
-    store: SessionStore, db_path: Path, clock: Clock
+    store: SqliteStore, db_path: Path, clock: Clock
 ) -> None:
     session = await store.create_session()
     clock.now += 5
@@ -245,7 +262,7 @@ async def test_begin_turn_stores_user_message(
 
 
 async def test_begin_turn_is_idempotent_on_client_message_id(
-    store: SessionStore, db_path: Path
+    store: SqliteStore, db_path: Path
 ) -> None:
     session = await store.create_session()
     first = await store.begin_turn(session.id, "client-1", "hello", seq_reserved=3)
@@ -273,7 +290,7 @@ async def test_begin_turn_is_idempotent_on_client_message_id(
     assert done.turn.status == "complete"
 
 
-async def test_begin_turn_rejects_bad_client_message_ids(store: SessionStore) -> None:
+async def test_begin_turn_rejects_bad_client_message_ids(store: SqliteStore) -> None:
     session = await store.create_session()
     with pytest.raises(ValueError):
         await store.begin_turn(session.id, "", "hi", seq_reserved=1)
@@ -282,7 +299,7 @@ async def test_begin_turn_rejects_bad_client_message_ids(store: SessionStore) ->
 
 
 async def test_finish_turn_stores_answer_and_updates_turn_and_session(
-    store: SessionStore, db_path: Path, clock: Clock
+    store: SqliteStore, db_path: Path, clock: Clock
 ) -> None:
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "part for WRS325SDHZ?", seq_reserved=20)
@@ -335,7 +352,7 @@ async def test_finish_turn_stores_answer_and_updates_turn_and_session(
     ],
 )
 async def test_finish_turn_partial_and_failed(
-    store: SessionStore, text: str, status: str, reason: str, turn_status: str
+    store: SqliteStore, text: str, status: str, reason: str, turn_status: str
 ) -> None:
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "hi", seq_reserved=4)
@@ -347,7 +364,7 @@ async def test_finish_turn_partial_and_failed(
     assert (answer["role"], answer["text"], answer["status"]) == ("assistant", text, status)
 
 
-async def test_finish_turn_twice_is_a_no_op(store: SessionStore, db_path: Path) -> None:
+async def test_finish_turn_twice_is_a_no_op(store: SqliteStore, db_path: Path) -> None:
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "hi", seq_reserved=4)
     first = await finish(store, begun.turn.id, "answer", last_seq=4)
@@ -370,7 +387,7 @@ async def test_finish_turn_twice_is_a_no_op(store: SessionStore, db_path: Path) 
     assert (got.last_seq, got.context) == (4, empty_context())
 
 
-async def test_finish_turn_validates(store: SessionStore) -> None:
+async def test_finish_turn_validates(store: SqliteStore) -> None:
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "hi", seq_reserved=1)
     with pytest.raises(UnknownTurn):
@@ -385,7 +402,7 @@ async def test_finish_turn_validates(store: SessionStore) -> None:
     assert turn is not None and turn.status == "running"
 
 
-async def test_last_seq_and_seq_reserved_never_go_back(store: SessionStore) -> None:
+async def test_last_seq_and_seq_reserved_never_go_back(store: SqliteStore) -> None:
     session = await store.create_session()
     t1 = await store.begin_turn(session.id, "c1", "a", seq_reserved=50)
     await finish(store, t1.turn.id, last_seq=40)
@@ -399,7 +416,7 @@ async def test_last_seq_and_seq_reserved_never_go_back(store: SessionStore) -> N
 # ----------------------------------------------------------------------------- history
 
 
-async def test_history_order_and_limit(store: SessionStore, clock: Clock) -> None:
+async def test_history_order_and_limit(store: SqliteStore, clock: Clock) -> None:
     session = await store.create_session()
     other = await store.create_session()
     expected: list[str] = []
@@ -420,7 +437,7 @@ async def test_history_order_and_limit(store: SessionStore, clock: Clock) -> Non
 
 
 async def test_history_with_client_ids_names_user_messages_as_the_client_did(
-    store: SessionStore,
+    store: SqliteStore,
 ) -> None:
     session = await store.create_session()
     first = await store.begin_turn(session.id, "client-1", "question 1", seq_reserved=1)
@@ -438,7 +455,7 @@ async def test_history_with_client_ids_names_user_messages_as_the_client_did(
 
 
 async def test_reopen_keeps_sessions_context_and_history(db_path: Path, clock: Clock) -> None:
-    store = await SessionStore.open(db_path, clock=clock)
+    store = await SqliteStore.open(db_path, clock=clock)
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "dishwasher leaks", seq_reserved=9)
     ctx = {**empty_context(), "applianceType": "dishwasher", "symptoms": ["leaking"]}
@@ -446,7 +463,7 @@ async def test_reopen_keeps_sessions_context_and_history(db_path: Path, clock: C
     before = await store.history(session.id)
     await store.close()
 
-    reopened = await SessionStore.open(db_path, clock=clock)
+    reopened = await SqliteStore.open(db_path, clock=clock)
     try:
         got = await reopened.get_session(session.id)
         assert got is not None
@@ -464,7 +481,7 @@ async def test_reopen_keeps_sessions_context_and_history(db_path: Path, clock: C
 
 
 async def test_mark_interrupted_after_a_crash(db_path: Path, clock: Clock) -> None:
-    store = await SessionStore.open(db_path, clock=clock)
+    store = await SqliteStore.open(db_path, clock=clock)
     session = await store.create_session()
     done = await store.begin_turn(session.id, "c0", "first", seq_reserved=2)
     await finish(store, done.turn.id, "fine")
@@ -472,7 +489,7 @@ async def test_mark_interrupted_after_a_crash(db_path: Path, clock: Clock) -> No
     await store.close()  # the process dies mid-turn: finish_turn never runs
 
     clock.now += 60
-    store = await SessionStore.open(db_path, clock=clock)
+    store = await SqliteStore.open(db_path, clock=clock)
     try:
         assert await store.running_turn(session.id) is not None
         assert await store.mark_interrupted() == 1
@@ -500,7 +517,7 @@ async def test_mark_interrupted_after_a_crash(db_path: Path, clock: Clock) -> No
 
 
 async def test_purge_by_age(db_path: Path, clock: Clock) -> None:
-    store = await SessionStore.open(db_path, clock=clock)
+    store = await SqliteStore.open(db_path, clock=clock)
     clock.now = 0.0
     old = await store.create_session()
     t = await store.begin_turn(old.id, "c1", "old question", seq_reserved=1)
@@ -533,18 +550,11 @@ async def test_purge_by_age(db_path: Path, clock: Clock) -> None:
 
 
 async def test_begin_turn_disk_full_leaves_nothing(
-    store: SessionStore, db_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: SqliteStore, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session = await store.create_session()
-    db = store._db.conn
-    real_execute = db.execute
-
-    def failing_execute(sql: str, *args: Any, **kwargs: Any) -> Any:
-        if sql.startswith("INSERT INTO messages"):  # after the turn row and session update
-            raise sqlite3.OperationalError("database or disk is full")
-        return real_execute(sql, *args, **kwargs)
-
-    monkeypatch.setattr(db, "execute", failing_execute)
+    # after the turn row and the session update
+    fail_statements(store, monkeypatch, "INSERT INTO messages", "database or disk is full")
     with pytest.raises(StorageUnavailable, match="storage is full") as info:
         await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
     assert isinstance(info.value.__cause__, sqlite3.OperationalError)
@@ -561,19 +571,12 @@ async def test_begin_turn_disk_full_leaves_nothing(
 
 
 async def test_finish_turn_failure_rolls_back(
-    store: SessionStore, db_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: SqliteStore, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
-    db = store._db.conn
-    real_execute = db.execute
-
-    def failing_execute(sql: str, *args: Any, **kwargs: Any) -> Any:
-        if sql.startswith("UPDATE sessions"):  # the last statement of finish_turn
-            raise sqlite3.OperationalError("disk I/O error")
-        return real_execute(sql, *args, **kwargs)
-
-    monkeypatch.setattr(db, "execute", failing_execute)
+    # the last statement of finish_turn
+    fail_statements(store, monkeypatch, "UPDATE sessions", "disk I/O error")
     with pytest.raises(StorageUnavailable, match="I/O"):
         await finish(store, begun.turn.id, "answer")
     monkeypatch.undo()
@@ -585,10 +588,11 @@ async def test_finish_turn_failure_rolls_back(
     assert count(db_path, "messages") == 2
 
 
-async def test_query_only_connection_refuses_writes(store: SessionStore, db_path: Path) -> None:
+async def test_query_only_connection_refuses_writes(store: SqliteStore, db_path: Path) -> None:
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=1)
-    store._db.conn.execute("PRAGMA query_only = ON")
+    assert store._conn is not None
+    await store._conn.execute("PRAGMA query_only = ON")
     with pytest.raises(StorageUnavailable, match="read-only"):
         await store.begin_turn(session.id, "c2", "again", seq_reserved=2)
     with pytest.raises(StorageUnavailable):
@@ -599,11 +603,11 @@ async def test_query_only_connection_refuses_writes(store: SessionStore, db_path
 
 
 async def test_readonly_store(db_path: Path) -> None:
-    writer = await SessionStore.open(db_path)
+    writer = await SqliteStore.open(db_path)
     session = await writer.create_session()
     await writer.close()
 
-    reader = await SessionStore.open(db_path, readonly=True)
+    reader = await SqliteStore.open(db_path, readonly=True)
     try:
         got = await reader.get_session(session.id)
         assert got is not None and got.id == session.id
@@ -618,11 +622,11 @@ async def test_readonly_store(db_path: Path) -> None:
 
 async def test_readonly_open_of_a_missing_file_fails(tmp_path: Path) -> None:
     with pytest.raises(StorageUnavailable):
-        await SessionStore.open(tmp_path / "nothing.db", readonly=True)
+        await SqliteStore.open(tmp_path / "nothing.db", readonly=True)
 
 
 async def test_locked_database_is_unavailable(db_path: Path) -> None:
-    store = await SessionStore.open(db_path, busy_timeout_ms=50)
+    store = await SqliteStore.open(db_path, busy_timeout_ms=50)
     session = await store.create_session()
     other = sqlite3.connect(db_path, isolation_level=None)
     try:
@@ -637,7 +641,7 @@ async def test_locked_database_is_unavailable(db_path: Path) -> None:
         await store.close()
 
 
-async def test_cancelled_begin_turn_is_all_or_nothing(store: SessionStore, db_path: Path) -> None:
+async def test_cancelled_begin_turn_is_all_or_nothing(store: SqliteStore, db_path: Path) -> None:
     session = await store.create_session()
     for n in range(30):  # cancel before, during and after the transaction
         task = asyncio.create_task(
@@ -659,7 +663,7 @@ async def test_cancelled_begin_turn_is_all_or_nothing(store: SessionStore, db_pa
 # ----------------------------------------------------------------------------- concurrency
 
 
-async def test_concurrent_turns_on_different_sessions(store: SessionStore, db_path: Path) -> None:
+async def test_concurrent_turns_on_different_sessions(store: SqliteStore, db_path: Path) -> None:
     sessions = await asyncio.gather(*(store.create_session() for _ in range(200)))
     begun = await asyncio.gather(
         *(
@@ -678,20 +682,56 @@ async def test_concurrent_turns_on_different_sessions(store: SessionStore, db_pa
         assert [m["text"] for m in await store.history(s.id)] == [f"question {i}", f"answer {i}"]
 
 
-async def test_writes_go_to_a_thread_while_a_checkpoint_runs(
-    store: SessionStore, db_path: Path
+async def test_a_write_waiting_for_another_process_does_not_stall_the_loop(
+    db_path: Path,
 ) -> None:
-    # A checkpoint's fsync can hold up a commit: the loop must not wait for it.
-    checkpointer = store._checkpointer
-    assert checkpointer is not None
+    store = await SqliteStore.open(db_path)
     session = await store.create_session()
-    before = store._db.thread_runs
-    checkpointer.running = True
+    other = sqlite3.connect(db_path, isolation_level=None)
     try:
-        begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=1)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        task = asyncio.create_task(store.begin_turn(session.id, "c1", "hello", seq_reserved=1))
+        ticks = 0
+        for _ in range(20):  # the loop keeps running while begin_turn waits
+            await asyncio.sleep(0.005)
+            ticks += 1
+        assert not task.done() and ticks == 20
+        other.execute("ROLLBACK")
+        begun = await asyncio.wait_for(task, 5)
+        assert begun.duplicate is False and count(db_path, "turns") == 1
     finally:
-        checkpointer.running = False
-    assert store._db.thread_runs == before + 1
-    await store.begin_turn(session.id, "c2", "again", seq_reserved=2)  # inline again
-    assert store._db.thread_runs == before + 1
-    assert begun.duplicate is False and count(db_path, "turns") == 2
+        other.close()
+        await store.close()
+
+
+async def test_returned_session_versions_match_the_stored_ones(store: SqliteStore) -> None:
+    session = await store.create_session()
+    begun = await store.begin_turn(session.id, "c1", "hi", seq_reserved=1, expect_version=0)
+    assert begun.session_version == await store.session_version(session.id)
+    saved = await store.save_context(
+        session.id, empty_context(), expect_version=begun.session_version
+    )
+    assert saved == await store.session_version(session.id)
+    again = await store.begin_turn(session.id, "c1", "hi", seq_reserved=1, expect_version=saved)
+    assert again.duplicate and again.session_version == saved
+    finished = await store.finish_turn(
+        begun.turn.id,
+        text="answer",
+        status="complete",
+        finish_reason="stop",
+        tool_outputs=[],
+        context=empty_context(),
+        last_seq=3,
+        timings={},
+        expect_version=saved,
+    )
+    assert finished.session_version == await store.session_version(session.id)
+    assert await store.save_context(session.id, empty_context(), expect_version=0) is None
+
+
+async def test_ping(db_path: Path) -> None:
+    store = await SqliteStore.open(db_path)
+    await store.ping()
+    await store.close()
+    with pytest.raises(StorageUnavailable, match="closed"):
+        await store.ping()

@@ -12,7 +12,7 @@ import pytest
 
 from partchat.agent.streaming import text_sink
 from partchat.metrics import Metrics
-from partchat.sessions import SessionStore
+from partchat.store.sqlite import SqliteStore
 from partchat.turns import SEQ_RESERVE, TurnEngine
 
 pytestmark = pytest.mark.timeout(30)
@@ -43,13 +43,13 @@ class Recorder:
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SessionStore]:
-    s = await SessionStore.open(tmp_path / "sessions.db")
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    s = await SqliteStore.open(tmp_path / "sessions.db")
     yield s
     await s.close()
 
 
-async def test_stop_before_the_turn_task_started_still_finishes_it(store: SessionStore) -> None:
+async def test_stop_before_the_turn_task_started_still_finishes_it(store: SqliteStore) -> None:
     graph = SlowGraph()
     engine = TurnEngine(store, graph, Metrics())  # type: ignore[arg-type]
     hub, _ = await engine.open_session(None)
@@ -78,7 +78,7 @@ async def test_stop_before_the_turn_task_started_still_finishes_it(store: Sessio
 
 
 async def test_concurrent_submits_start_one_turn_and_store_one_message(
-    store: SessionStore,
+    store: SqliteStore,
 ) -> None:
     engine = TurnEngine(store, SlowGraph(), Metrics())  # type: ignore[arg-type]
     hub, _ = await engine.open_session(None)
@@ -92,7 +92,7 @@ async def test_concurrent_submits_start_one_turn_and_store_one_message(
 
 
 async def test_resent_id_of_a_finished_turn_while_another_runs_is_a_duplicate(
-    store: SessionStore,
+    store: SqliteStore,
 ) -> None:
     engine = TurnEngine(store, SlowGraph(0.0), Metrics())  # type: ignore[arg-type]
     hub, _ = await engine.open_session(None)
@@ -107,7 +107,7 @@ async def test_resent_id_of_a_finished_turn_while_another_runs_is_a_duplicate(
 
 
 async def test_reload_after_a_clean_finish_keeps_the_seq_and_after_a_crash_jumps(
-    store: SessionStore,
+    store: SqliteStore,
 ) -> None:
     engine = TurnEngine(store, SlowGraph(0.0), Metrics())  # type: ignore[arg-type]
     hub, _ = await engine.open_session(None)
@@ -155,7 +155,7 @@ class SinkGraph:
 
 
 async def test_first_delta_of_a_burst_goes_out_at_once_the_rest_at_the_end_of_the_pass(
-    store: SessionStore,
+    store: SqliteStore,
 ) -> None:
     sub = Recorder()
     graph = SinkGraph(sub)

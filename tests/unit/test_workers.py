@@ -1,6 +1,6 @@
 """Several server processes on one sessions.db: turn ownership, heartbeats, who is dead.
 
-Two ``SessionStore`` connections on one file stand in for two processes (each has its own
+Two ``SqliteStore`` connections on one file stand in for two processes (each has its own
 connection, so SQLite sees them as separate writers exactly as it would two processes).
 """
 
@@ -16,14 +16,8 @@ from typing import Any
 import pytest
 
 from partchat.metrics import Metrics
-from partchat.sessions import (
-    _MIGRATIONS,
-    SCHEMA_VERSION,
-    SessionStore,
-    TurnRunningElsewhere,
-    WorkerRecord,
-    empty_context,
-)
+from partchat.store import TurnRunningElsewhere, WorkerRecord, empty_context
+from partchat.store.sqlite import _MIGRATIONS, SCHEMA_VERSION, SqliteStore
 from partchat.turns import TurnEngine
 from partchat.workers import WorkerRegistry, new_boot_id
 
@@ -61,15 +55,15 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def stores(db_path: Path, clock: Clock) -> AsyncIterator[tuple[SessionStore, SessionStore]]:
-    a = await SessionStore.open(db_path, clock=clock)
-    b = await SessionStore.open(db_path, clock=clock)
+async def stores(db_path: Path, clock: Clock) -> AsyncIterator[tuple[SqliteStore, SqliteStore]]:
+    a = await SqliteStore.open(db_path, clock=clock)
+    b = await SqliteStore.open(db_path, clock=clock)
     yield a, b
     await a.close()
     await b.close()
 
 
-def registry(store: SessionStore, pid: int, pids: Pids, host: str = HOST) -> WorkerRegistry:
+def registry(store: SqliteStore, pid: int, pids: Pids, host: str = HOST) -> WorkerRegistry:
     return WorkerRegistry(store, heartbeat_s=5.0, pid=pid, host=host, is_pid_alive=pids)
 
 
@@ -78,7 +72,7 @@ def rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
         return list(conn.execute(sql))
 
 
-async def finish(store: SessionStore, turn_id: str, last_seq: int) -> str:
+async def finish(store: SqliteStore, turn_id: str, last_seq: int) -> str:
     finished = await store.finish_turn(
         turn_id,
         text="done",
@@ -107,7 +101,7 @@ async def test_a_version_1_database_migrates_and_keeps_its_turns(db_path: Path) 
             "INSERT INTO turns (id, session_id, client_message_id, status, started_at)"
             " VALUES ('t_legacy_turn_00001', 's_legacy_session_01', 'c1', 'running', 2.0)"
         )
-    store = await SessionStore.open(db_path)
+    store = await SqliteStore.open(db_path)
     try:
         assert SCHEMA_VERSION == 3
         assert await store.schema_version() == 3
@@ -129,7 +123,7 @@ async def test_a_version_1_database_migrates_and_keeps_its_turns(db_path: Path) 
 
 
 async def test_begin_turn_records_the_owner_and_refuses_a_second_process(
-    stores: tuple[SessionStore, SessionStore], db_path: Path
+    stores: tuple[SqliteStore, SqliteStore], db_path: Path
 ) -> None:
     a, b = stores
     session = await a.create_session()
@@ -160,7 +154,7 @@ async def test_begin_turn_records_the_owner_and_refuses_a_second_process(
 
 
 async def test_mark_interrupted_closes_only_the_given_owners(
-    stores: tuple[SessionStore, SessionStore],
+    stores: tuple[SqliteStore, SqliteStore],
 ) -> None:
     store, _ = stores
     turns = {}
@@ -189,7 +183,7 @@ async def test_mark_interrupted_closes_only_the_given_owners(
 
 
 async def test_heartbeat_rows_and_running_owners(
-    stores: tuple[SessionStore, SessionStore], clock: Clock
+    stores: tuple[SqliteStore, SqliteStore], clock: Clock
 ) -> None:
     a, b = stores
     await a.heartbeat("w_process_a_0001", pid=11, host=HOST)
@@ -215,7 +209,7 @@ async def test_heartbeat_rows_and_running_owners(
 
 
 async def test_data_version_moves_only_for_another_connections_commits(
-    stores: tuple[SessionStore, SessionStore],
+    stores: tuple[SqliteStore, SqliteStore],
 ) -> None:
     a, b = stores
     start = await a.data_version()
@@ -228,7 +222,7 @@ async def test_data_version_moves_only_for_another_connections_commits(
 
 
 async def test_a_session_version_moves_with_every_write_to_that_session_only(
-    stores: tuple[SessionStore, SessionStore],
+    stores: tuple[SqliteStore, SqliteStore],
 ) -> None:
     a, b = stores
     session = await a.create_session()
@@ -263,7 +257,7 @@ async def test_a_session_version_moves_with_every_write_to_that_session_only(
 
 
 async def test_a_write_returns_the_version_only_when_nobody_wrote_in_between(
-    stores: tuple[SessionStore, SessionStore],
+    stores: tuple[SqliteStore, SqliteStore],
 ) -> None:
     a, b = stores
     session = await a.create_session()
@@ -291,7 +285,7 @@ async def test_a_write_returns_the_version_only_when_nobody_wrote_in_between(
 # ----------------------------------------------------------------------------- the rule
 
 
-async def test_liveness_rule(stores: tuple[SessionStore, SessionStore], clock: Clock) -> None:
+async def test_liveness_rule(stores: tuple[SqliteStore, SqliteStore], clock: Clock) -> None:
     store, _ = stores
     me = registry(store, pid=100, pids=Pids(100, 200))
     now = clock.now
@@ -314,7 +308,7 @@ async def test_liveness_rule(stores: tuple[SessionStore, SessionStore], clock: C
 
 
 async def test_starting_next_to_a_live_process_leaves_its_turn_alone(
-    stores: tuple[SessionStore, SessionStore], clock: Clock, db_path: Path
+    stores: tuple[SqliteStore, SqliteStore], clock: Clock, db_path: Path
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)
@@ -350,7 +344,7 @@ async def test_starting_next_to_a_live_process_leaves_its_turn_alone(
 
 
 async def test_a_killed_process_is_found_dead_at_once_by_its_pid(
-    stores: tuple[SessionStore, SessionStore],
+    stores: tuple[SqliteStore, SqliteStore],
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)
@@ -365,7 +359,7 @@ async def test_a_killed_process_is_found_dead_at_once_by_its_pid(
 
 
 async def test_the_heartbeat_task_reaps_until_stopped(
-    stores: tuple[SessionStore, SessionStore],
+    stores: tuple[SqliteStore, SqliteStore],
 ) -> None:
     a_store, b_store = stores
     b = WorkerRegistry(b_store, heartbeat_s=0.05, is_pid_alive=Pids())
@@ -418,7 +412,7 @@ class Recorder:
 
 
 async def test_a_turn_running_in_another_process_is_reported_and_blocks_a_second(
-    stores: tuple[SessionStore, SessionStore],
+    stores: tuple[SqliteStore, SqliteStore],
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)
@@ -474,7 +468,7 @@ async def test_a_turn_running_in_another_process_is_reported_and_blocks_a_second
 
 
 async def test_a_hub_is_read_again_only_when_another_process_wrote_its_session(
-    stores: tuple[SessionStore, SessionStore],
+    stores: tuple[SqliteStore, SqliteStore],
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)
@@ -517,7 +511,7 @@ async def test_a_hub_is_read_again_only_when_another_process_wrote_its_session(
 
 
 async def test_a_turn_left_by_a_dead_process_is_interrupted_when_its_session_is_opened(
-    stores: tuple[SessionStore, SessionStore],
+    stores: tuple[SqliteStore, SqliteStore],
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)

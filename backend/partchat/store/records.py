@@ -1,0 +1,196 @@
+"""What the session store hands out and raises, whichever backend holds the data.
+
+Identifiers
+    * session ids: ``secrets.token_urlsafe(16)`` — 128 random bits, 22 URL-safe chars.
+    * turn ids: ``"t_" + secrets.token_urlsafe(12)`` (96 bits, 18 chars).
+    * message ids: ``"m_" + secrets.token_urlsafe(12)`` (96 bits, 18 chars).
+    Ids from outside are checked against ``^[A-Za-z0-9_-]{16,64}$`` before any query.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from partchat.protocol import HistoryMessage
+
+__all__ = [
+    "FINISH_MESSAGE_STATUSES",
+    "FINISH_REASONS",
+    "MAX_CLIENT_MESSAGE_ID_LENGTH",
+    "TURN_STATUS_FOR_REASON",
+    "BeginTurn",
+    "FinishReason",
+    "FinishTurn",
+    "HistoryMessage",
+    "MessageStatus",
+    "Role",
+    "SessionContext",
+    "SessionRecord",
+    "StorageUnavailable",
+    "StoreError",
+    "TurnRecord",
+    "TurnRunningElsewhere",
+    "TurnStatus",
+    "UnknownSession",
+    "UnknownTurn",
+    "WorkerRecord",
+    "check_client_message_id",
+    "check_finish",
+    "empty_context",
+    "is_valid_id",
+    "new_message_id",
+    "new_session_id",
+    "new_turn_id",
+]
+
+TurnStatus = Literal["running", "complete", "aborted", "failed", "interrupted"]
+FinishReason = Literal["stop", "aborted", "error", "length"]
+MessageStatus = Literal["complete", "partial", "failed", "interrupted"]
+Role = Literal["user", "assistant"]
+
+FINISH_REASONS: frozenset[str] = frozenset({"stop", "aborted", "error", "length"})
+FINISH_MESSAGE_STATUSES: frozenset[str] = frozenset({"complete", "partial", "failed"})
+TURN_STATUS_FOR_REASON: dict[str, TurnStatus] = {
+    "stop": "complete",
+    "length": "complete",
+    "aborted": "aborted",
+    "error": "failed",
+}
+MAX_CLIENT_MESSAGE_ID_LENGTH = 256
+
+_ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class StoreError(Exception):
+    """Base class of the session store's errors."""
+
+
+class UnknownSession(StoreError):
+    """No session with that id."""
+
+
+class UnknownTurn(StoreError):
+    """No turn with that id."""
+
+
+class TurnRunningElsewhere(StoreError):
+    """The session has a turn ``running`` that another server process owns."""
+
+    def __init__(self, turn: TurnRecord) -> None:
+        super().__init__(f"turn {turn.id} is running in another server process")
+        self.turn = turn
+
+
+class StorageUnavailable(StoreError):
+    """The database cannot do the work (locked, full, read-only, I/O error, closed,
+    unreachable). ``str(exc)`` is short and safe to show a client; the engine's error is
+    ``__cause__``."""
+
+
+# --------------------------------------------------------------------------- records
+
+
+class SessionContext(TypedDict):
+    """What the agent has learned about the shopper's appliance (wire ``data-context``).
+
+    Stored as JSON as given; on read it is laid over :func:`empty_context`, so the four
+    keys are always present (extra keys a caller saved are passed through).
+    """
+
+    productModel: str | None
+    partNumber: str | None
+    symptoms: list[str]
+    applianceType: str | None
+
+
+def empty_context() -> SessionContext:
+    return {"productModel": None, "partNumber": None, "symptoms": [], "applianceType": None}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    id: str
+    created_at: float
+    updated_at: float
+    context: SessionContext
+    last_seq: int
+    seq_reserved: int
+    version: int = 0  # moves with every write to the session, by any process
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    id: str
+    session_id: str
+    client_message_id: str
+    status: TurnStatus
+    finish_reason: FinishReason | None
+    started_at: float
+    ended_at: float | None
+    timings: dict[str, Any] | None
+    owner: str | None = None  # boot id of the server process running it (None: legacy row)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRecord:
+    """A server process, as the store's ``workers`` records describe it."""
+
+    boot_id: str
+    pid: int
+    host: str
+    started_at: float
+    heartbeat_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class BeginTurn:
+    turn: TurnRecord
+    user_message_id: str
+    duplicate: bool
+    session_version: int | None = None  # see SessionStore.begin_turn's expect_version
+
+
+@dataclass(frozen=True, slots=True)
+class FinishTurn:
+    message_id: str
+    session_version: int | None = None  # see SessionStore.finish_turn's expect_version
+
+
+# --------------------------------------------------------------------------- ids
+
+
+def new_session_id() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def new_turn_id() -> str:
+    return "t_" + secrets.token_urlsafe(12)
+
+
+def new_message_id() -> str:
+    return "m_" + secrets.token_urlsafe(12)
+
+
+def is_valid_id(value: object) -> bool:
+    """True for a string of 16-64 URL-safe characters (the shape of every store id)."""
+    return isinstance(value, str) and _ID_RE.fullmatch(value) is not None
+
+
+def check_client_message_id(value: object) -> None:
+    """``ValueError`` unless ``value`` is a string of 1-256 characters."""
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_CLIENT_MESSAGE_ID_LENGTH:
+        raise ValueError(f"client message id must be 1-{MAX_CLIENT_MESSAGE_ID_LENGTH} characters")
+
+
+def check_finish(status: object, finish_reason: object) -> None:
+    """``ValueError`` for a message status or finish reason ``finish_turn`` does not take."""
+    if status not in FINISH_MESSAGE_STATUSES:
+        raise ValueError(f"bad message status {status!r}")
+    if finish_reason not in FINISH_REASONS:
+        raise ValueError(f"bad finish reason {finish_reason!r}")
