@@ -87,7 +87,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             print(f"partchat: {exc}", file=sys.stderr)
             return 2
-        removed = asyncio.run(purge_idle(settings, seconds))
+        from partchat.store import StorageUnavailable
+
+        try:
+            removed = asyncio.run(purge_idle(settings, seconds))
+        except StorageUnavailable as exc:
+            print(f"partchat: {exc}", file=sys.stderr)
+            return 1
         print(f"removed {removed} sessions idle for more than {args.older_than}")
         return 0
 

@@ -59,6 +59,11 @@ class Settings:
     # The live event log, stops and relays across servers (partchat.live); None: each
     # server streams only the turns it runs. Never logged.
     redis_url: str | None = field(default=None, repr=False)
+    # PostgreSQL only: connections each server process keeps (min) and may open (max),
+    # and the bound on acquiring one, connecting, and each query.
+    db_pool_min: int = 1
+    db_pool_max: int = 10
+    db_timeout_s: float = 5.0
 
     @property
     def llm_kind(self) -> Literal["openai", "offline"]:
@@ -81,6 +86,12 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         e = os.environ if env is None else env
+        pool_min = _int(e, "PARTCHAT_DB_POOL_MIN", 1, 0, 1000)
+        pool_max = _int(e, "PARTCHAT_DB_POOL_MAX", 10, 1, 1000)
+        if pool_min > pool_max:
+            raise SettingsError(
+                f"PARTCHAT_DB_POOL_MIN={pool_min} is above PARTCHAT_DB_POOL_MAX={pool_max}"
+            )
         return cls(
             host=e.get("PARTCHAT_HOST", "127.0.0.1").strip() or "127.0.0.1",
             port=_int(e, "PARTCHAT_PORT", 8000, 0, 65535),
@@ -107,6 +118,9 @@ class Settings:
             gil_switch_ms=_float(e, "PARTCHAT_GIL_SWITCH_MS", 0.5),
             database_url=_database_url(e.get("PARTCHAT_DATABASE_URL", "")),
             redis_url=_redis_url(e.get("PARTCHAT_REDIS_URL", "")),
+            db_pool_min=pool_min,
+            db_pool_max=pool_max,
+            db_timeout_s=_float(e, "PARTCHAT_DB_TIMEOUT_S", 5.0),
         )
 
 

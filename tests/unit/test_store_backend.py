@@ -1,5 +1,5 @@
-"""Choosing the store backend: SQLite by default, PostgreSQL URLs recognised but refused
-until that backend exists, and the CLI saying so before doing anything."""
+"""Choosing the store backend: SQLite by default, PostgreSQL for a postgresql:// URL,
+the pool settings, and the CLI on a database it cannot reach."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ import pytest
 from partchat.cli import main
 from partchat.settings import Settings, SettingsError
 from partchat.store import check_backend, open_store, purge_idle
+from partchat.store.postgres import PostgresStore
 from partchat.store.sqlite import SqliteStore
+from tests.support.servers import free_port
+from tests.support.stores import PostgresBackend
 
 PG_URL = "postgresql://partchat:s3cret@db.internal:5432/partchat"
 
@@ -52,23 +55,54 @@ async def test_default_backend_is_sqlite_in_the_data_dir(tmp_path: Path) -> None
     assert await purge_idle(settings, 0) == 1
 
 
-async def test_postgresql_is_not_available_yet(tmp_path: Path) -> None:
+async def test_a_postgresql_url_opens_the_postgres_store(
+    tmp_path: Path, pg_backend: PostgresBackend
+) -> None:
+    backend = pg_backend
     settings = Settings.from_env(
-        {"PARTCHAT_DATA_DIR": str(tmp_path), "PARTCHAT_DATABASE_URL": PG_URL}
+        {
+            "PARTCHAT_DATA_DIR": str(tmp_path),
+            "PARTCHAT_DATABASE_URL": backend.dsn,
+            "PARTCHAT_DB_POOL_MIN": "2",
+            "PARTCHAT_DB_POOL_MAX": "3",
+        }
     )
-    with pytest.raises(SettingsError, match="not available yet"):
-        check_backend(settings)
-    with pytest.raises(SettingsError, match="not available yet"):
-        await open_store(settings)
-    assert not settings.sessions_path.exists()  # no silent fallback to SQLite
+    assert check_backend(settings) == "postgres"
+    store = await open_store(settings)
+    try:
+        assert isinstance(store, PostgresStore)
+        assert store._live_pool().get_min_size() == 2
+        assert store._live_pool().get_max_size() == 3
+        await store.ping()
+        session = await store.create_session()
+    finally:
+        await store.close()
+    assert not settings.sessions_path.exists()  # nothing in SQLite
+    assert await backend.count("sessions") == 1
+    assert await purge_idle(settings, 0) == 1
+    assert await backend.count("sessions") == 0
+    assert session.id
 
 
-def test_cli_reports_the_unavailable_backend_as_a_configuration_error(
+def test_pool_settings_are_validated() -> None:
+    settings = Settings.from_env({})
+    assert (settings.db_pool_min, settings.db_pool_max, settings.db_timeout_s) == (1, 10, 5.0)
+    with pytest.raises(SettingsError, match="PARTCHAT_DB_POOL_MIN"):
+        Settings.from_env({"PARTCHAT_DB_POOL_MIN": "5", "PARTCHAT_DB_POOL_MAX": "4"})
+    with pytest.raises(SettingsError, match="PARTCHAT_DB_POOL_MAX"):
+        Settings.from_env({"PARTCHAT_DB_POOL_MAX": "0"})
+    with pytest.raises(SettingsError, match="PARTCHAT_DB_TIMEOUT_S"):
+        Settings.from_env({"PARTCHAT_DB_TIMEOUT_S": "-1"})
+
+
+def test_cli_purge_reports_an_unreachable_database_without_the_password(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    port = free_port()  # nothing listens there
     monkeypatch.setenv("PARTCHAT_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("PARTCHAT_DATABASE_URL", PG_URL)
-    assert main(["sessions", "purge", "--older-than", "30d"]) == 2
+    monkeypatch.setenv("PARTCHAT_DATABASE_URL", f"postgresql://u:s3cret@127.0.0.1:{port}/db")
+    monkeypatch.setenv("PARTCHAT_DB_TIMEOUT_S", "2")
+    assert main(["sessions", "purge", "--older-than", "30d"]) == 1
     err = capsys.readouterr().err
-    assert "configuration error" in err and "not available yet" in err
+    assert "storage unavailable" in err
     assert "s3cret" not in err

@@ -1,7 +1,8 @@
 """Several server processes on one sessions.db: turn ownership, heartbeats, who is dead.
 
-Two ``SqliteStore`` connections on one file stand in for two processes (each has its own
-connection, so SQLite sees them as separate writers exactly as it would two processes).
+Two stores on one database stand in for two processes: two ``SqliteStore`` connections on
+one file (SQLite sees them as separate writers exactly as it would two processes), or two
+``PostgresStore`` pools on one PostgreSQL database.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from partchat.store import TurnRunningElsewhere, WorkerRecord, empty_context
 from partchat.store.sqlite import _MIGRATIONS, SCHEMA_VERSION, SqliteStore
 from partchat.turns import TurnEngine
 from partchat.workers import WorkerRegistry, new_boot_id
+from tests.support.stores import Backend, Store
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -55,15 +57,16 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def stores(db_path: Path, clock: Clock) -> AsyncIterator[tuple[SqliteStore, SqliteStore]]:
-    a = await SqliteStore.open(db_path, clock=clock)
-    b = await SqliteStore.open(db_path, clock=clock)
+async def stores(backend: Backend, clock: Clock) -> AsyncIterator[tuple[Store, Store]]:
+    """Two stores on one database, as two server processes have (on each backend)."""
+    a = await backend.open(clock=clock)
+    b = await backend.open(clock=clock)
     yield a, b
     await a.close()
     await b.close()
 
 
-def registry(store: SqliteStore, pid: int, pids: Pids, host: str = HOST) -> WorkerRegistry:
+def registry(store: Store, pid: int, pids: Pids, host: str = HOST) -> WorkerRegistry:
     return WorkerRegistry(store, heartbeat_s=5.0, pid=pid, host=host, is_pid_alive=pids)
 
 
@@ -72,7 +75,7 @@ def rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
         return list(conn.execute(sql))
 
 
-async def finish(store: SqliteStore, turn_id: str, last_seq: int) -> str:
+async def finish(store: Store, turn_id: str, last_seq: int) -> str:
     finished = await store.finish_turn(
         turn_id,
         text="done",
@@ -123,7 +126,7 @@ async def test_a_version_1_database_migrates_and_keeps_its_turns(db_path: Path) 
 
 
 async def test_begin_turn_records_the_owner_and_refuses_a_second_process(
-    stores: tuple[SqliteStore, SqliteStore], db_path: Path
+    stores: tuple[Store, Store], backend: Backend
 ) -> None:
     a, b = stores
     session = await a.create_session()
@@ -154,7 +157,7 @@ async def test_begin_turn_records_the_owner_and_refuses_a_second_process(
 
 
 async def test_mark_interrupted_closes_only_the_given_owners(
-    stores: tuple[SqliteStore, SqliteStore],
+    stores: tuple[Store, Store],
 ) -> None:
     store, _ = stores
     turns = {}
@@ -182,9 +185,7 @@ async def test_mark_interrupted_closes_only_the_given_owners(
     ]
 
 
-async def test_heartbeat_rows_and_running_owners(
-    stores: tuple[SqliteStore, SqliteStore], clock: Clock
-) -> None:
+async def test_heartbeat_rows_and_running_owners(stores: tuple[Store, Store], clock: Clock) -> None:
     a, b = stores
     await a.heartbeat("w_process_a_0001", pid=11, host=HOST)
     clock.now += 3
@@ -209,7 +210,7 @@ async def test_heartbeat_rows_and_running_owners(
 
 
 async def test_data_version_moves_only_for_another_connections_commits(
-    stores: tuple[SqliteStore, SqliteStore],
+    stores: tuple[Store, Store],
 ) -> None:
     a, b = stores
     start = await a.data_version()
@@ -222,7 +223,7 @@ async def test_data_version_moves_only_for_another_connections_commits(
 
 
 async def test_a_session_version_moves_with_every_write_to_that_session_only(
-    stores: tuple[SqliteStore, SqliteStore],
+    stores: tuple[Store, Store],
 ) -> None:
     a, b = stores
     session = await a.create_session()
@@ -257,7 +258,7 @@ async def test_a_session_version_moves_with_every_write_to_that_session_only(
 
 
 async def test_a_write_returns_the_version_only_when_nobody_wrote_in_between(
-    stores: tuple[SqliteStore, SqliteStore],
+    stores: tuple[Store, Store],
 ) -> None:
     a, b = stores
     session = await a.create_session()
@@ -285,7 +286,7 @@ async def test_a_write_returns_the_version_only_when_nobody_wrote_in_between(
 # ----------------------------------------------------------------------------- the rule
 
 
-async def test_liveness_rule(stores: tuple[SqliteStore, SqliteStore], clock: Clock) -> None:
+async def test_liveness_rule(stores: tuple[Store, Store], clock: Clock) -> None:
     store, _ = stores
     me = registry(store, pid=100, pids=Pids(100, 200))
     now = clock.now
@@ -308,7 +309,7 @@ async def test_liveness_rule(stores: tuple[SqliteStore, SqliteStore], clock: Clo
 
 
 async def test_starting_next_to_a_live_process_leaves_its_turn_alone(
-    stores: tuple[SqliteStore, SqliteStore], clock: Clock, db_path: Path
+    stores: tuple[Store, Store], clock: Clock, backend: Backend
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)
@@ -340,11 +341,11 @@ async def test_starting_next_to_a_live_process_leaves_its_turn_alone(
         assert [w.boot_id for w in await b_store.workers()] == [b.boot_id]  # A's row forgotten
     finally:
         await b.stop()
-    assert rows(db_path, "SELECT COUNT(*) FROM workers") == [(0,)]  # clean shutdown
+    assert await backend.rows("SELECT COUNT(*) FROM workers") == [(0,)]  # clean shutdown
 
 
 async def test_a_killed_process_is_found_dead_at_once_by_its_pid(
-    stores: tuple[SqliteStore, SqliteStore],
+    stores: tuple[Store, Store],
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)
@@ -359,7 +360,7 @@ async def test_a_killed_process_is_found_dead_at_once_by_its_pid(
 
 
 async def test_the_heartbeat_task_reaps_until_stopped(
-    stores: tuple[SqliteStore, SqliteStore],
+    stores: tuple[Store, Store],
 ) -> None:
     a_store, b_store = stores
     b = WorkerRegistry(b_store, heartbeat_s=0.05, is_pid_alive=Pids())
@@ -412,7 +413,7 @@ class Recorder:
 
 
 async def test_a_turn_running_in_another_process_is_reported_and_blocks_a_second(
-    stores: tuple[SqliteStore, SqliteStore],
+    stores: tuple[Store, Store],
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)
@@ -468,7 +469,7 @@ async def test_a_turn_running_in_another_process_is_reported_and_blocks_a_second
 
 
 async def test_a_hub_is_read_again_only_when_another_process_wrote_its_session(
-    stores: tuple[SqliteStore, SqliteStore],
+    stores: tuple[Store, Store],
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)
@@ -511,7 +512,7 @@ async def test_a_hub_is_read_again_only_when_another_process_wrote_its_session(
 
 
 async def test_a_turn_left_by_a_dead_process_is_interrupted_when_its_session_is_opened(
-    stores: tuple[SqliteStore, SqliteStore],
+    stores: tuple[Store, Store],
 ) -> None:
     a_store, b_store = stores
     pids = Pids(100, 200)

@@ -5,11 +5,11 @@ run them, behind one typed interface.
 * :mod:`~partchat.store.protocol` — :class:`SessionStore`, the interface the turn
   engine, the worker registry, the HTTP API and the CLI use, and its contract;
 * :mod:`~partchat.store.sqlite` — the SQLite backend (``sessions.db`` in the data
-  directory), the default.
+  directory), the default;
+* :mod:`~partchat.store.postgres` — the PostgreSQL backend, for several servers.
 
 :func:`open_store` chooses the backend from the settings: ``PARTCHAT_DATABASE_URL``
-unset means SQLite. A ``postgresql://`` URL is recognised but its backend is not built
-yet, which :func:`check_backend` says at start-up.
+unset means SQLite, a ``postgresql://`` (or ``postgres://``) URL means PostgreSQL.
 """
 
 from __future__ import annotations
@@ -71,20 +71,29 @@ __all__ = [
 ]
 
 
-def check_backend(settings: Settings) -> Literal["sqlite"]:
-    """The backend the settings select; :class:`SettingsError` for one not available."""
+def check_backend(settings: Settings) -> Literal["sqlite", "postgres"]:
+    """The backend the settings select (``settings.from_env`` accepts only PostgreSQL
+    URLs in ``PARTCHAT_DATABASE_URL``)."""
     if settings.database_url is None:
         return "sqlite"
-    # The PostgreSQL backend goes here (settings.from_env accepts only its URL schemes).
-    raise SettingsError(
-        "PARTCHAT_DATABASE_URL names a PostgreSQL database, but the PostgreSQL backend is "
-        "not available yet; unset it to keep sessions in SQLite under PARTCHAT_DATA_DIR"
-    )
+    scheme = settings.database_url.partition("://")[0].lower()
+    if scheme not in ("postgresql", "postgres"):
+        raise SettingsError("PARTCHAT_DATABASE_URL: expected a postgresql:// URL")
+    return "postgres"
 
 
 async def open_store(settings: Settings) -> SessionStore:
     """Open (creating and migrating as needed) the store the settings select."""
-    check_backend(settings)
+    if check_backend(settings) == "postgres":
+        from partchat.store.postgres import PostgresStore
+
+        assert settings.database_url is not None
+        return await PostgresStore.open(
+            settings.database_url,
+            min_size=settings.db_pool_min,
+            max_size=settings.db_pool_max,
+            timeout_s=settings.db_timeout_s,
+        )
     from partchat.store.sqlite import SqliteStore
 
     return await SqliteStore.open(settings.sessions_path)
@@ -93,7 +102,12 @@ async def open_store(settings: Settings) -> SessionStore:
 async def purge_idle(settings: Settings, seconds: float) -> int:
     """Delete sessions idle for more than ``seconds`` from the selected store (creating
     nothing where there is no store yet); returns how many."""
-    check_backend(settings)
+    if check_backend(settings) == "postgres":
+        store = await open_store(settings)
+        try:
+            return await store.purge_older_than(seconds)
+        finally:
+            await store.close()
     from partchat.store.sqlite import purge_sessions
 
     return await purge_sessions(settings.sessions_path, seconds)
