@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import sys
 from collections.abc import AsyncIterator
@@ -45,6 +46,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     from partchat.catalog import Catalog, build_catalog, needs_build
     from partchat.metrics import Metrics
     from partchat.nlu import store as nlu_store
+    from partchat.relay import recover_texts
     from partchat.services import Services
     from partchat.store import open_store
     from partchat.toolbox import Toolbox
@@ -59,7 +61,10 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     catalog = await Catalog.open(settings.catalog_path)
     understanding = await asyncio.to_thread(nlu_store.load, settings.catalog_path)
     store = await open_store(settings)
-    workers = WorkerRegistry(store, heartbeat_s=settings.worker_heartbeat_s)
+    live = await open_live(settings)
+    # With the live log, a dead server's partial answers are recovered from its streams.
+    recover = functools.partial(recover_texts, live) if live is not None else None
+    workers = WorkerRegistry(store, heartbeat_s=settings.worker_heartbeat_s, recover=recover)
     interrupted = await workers.start()
     if interrupted:
         log.warning("marked %d turns of stopped server processes interrupted", interrupted)
@@ -69,7 +74,6 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     metrics = Metrics()
     gate = TurnGate(settings.turn_start_lag_ms, on_wait=metrics.gate_waits.inc)
     metrics.gate_waiting.set_function(lambda: gate.waiting)
-    live = await open_live(settings)
     engine = TurnEngine(
         store,
         graph,

@@ -23,6 +23,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+import orjson
 from redis.exceptions import RedisError
 
 from partchat.live import LiveLogUnavailable, RedisEventLog
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _FINISH = '{"type":"finish"'
+_DELTA = '{"type":"text-delta"'
 STORE_POLL_S = 1.0  # how often a relay without Redis asks the store whether the turn ended
 
 
@@ -127,6 +129,22 @@ class Relay:
             except StorageUnavailable:
                 pass
             await asyncio.sleep(STORE_POLL_S)
+
+
+async def recover_texts(live: RedisEventLog, turns: list[TurnRecord]) -> dict[str, str]:
+    """What each turn had streamed, from its session's stream (the text of its
+    ``text-delta`` frames): a dead owner's partial answers, so they are stored."""
+    out: dict[str, str] = {}
+    for turn in turns:
+        parts: list[str] = []
+        for _seq, frame in await live.read_after(turn.session_id, 0):
+            if _DELTA in frame and f'"turnId":"{turn.id}"' in frame:
+                event = orjson.loads(frame)
+                if event.get("type") == "text-delta" and event.get("turnId") == turn.id:
+                    parts.append(str(event.get("delta", "")))
+        if parts:
+            out[turn.id] = "".join(parts)
+    return out
 
 
 def _relay_frame(hub: Hub, seq: int, turn_id: str, frame: str) -> bool:

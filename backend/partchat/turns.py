@@ -58,6 +58,11 @@ log = logging.getLogger(__name__)
 
 SEQ_RESERVE = 100_000  # seq numbers reserved per turn, so a crash never reuses one
 REPLAY_TTL_S = 120.0  # default: how long a finished turn's events stay replayable
+# A resume reading a turn that ended on another server waits this long for its last
+# frames to reach Redis (then the client has the answer from the history anyway).
+MISSED_WAIT_TRIES = 20
+MISSED_WAIT_S = 0.05
+SNAPSHOT_TRIES = 4  # a session read again while other servers keep writing it
 HISTORY_FOR_LLM = 20  # messages of history the model sees
 HISTORY_FOR_READY = 50  # messages sent to a (re)connecting client
 
@@ -297,7 +302,21 @@ class TurnEngine:
     async def _snapshot(self, session_id: str, *, reap: bool = True) -> _Snapshot | None:
         """The stored session (None: unknown). A turn of it left ``running`` by a dead
         process is marked interrupted first; one running in a live process is
-        ``elsewhere``."""
+        ``elsewhere``.
+
+        The reads are several units: another server writing the session between them
+        (a turn ending) would pair an old ``last_seq`` with a newer history. The
+        session's version, which every write to it moves, is read again at the end, and
+        the snapshot taken again when it moved."""
+        for _ in range(SNAPSHOT_TRIES - 1):
+            snapshot = await self._read_snapshot(session_id, reap=reap)
+            if snapshot is None:
+                return None
+            if await self.store.session_version(session_id) == snapshot.record.version:
+                return snapshot
+        return await self._read_snapshot(session_id, reap=reap)
+
+    async def _read_snapshot(self, session_id: str, *, reap: bool) -> _Snapshot | None:
         version = await self.store.data_version()
         record = await self.store.get_session(session_id)
         if record is None:
@@ -413,6 +432,27 @@ class TurnEngine:
         """Relay into the hub the turn another server runs (Redis configured); False:
         this server cannot show it."""
         return self._relay is not None and await self._relay.follow(hub)
+
+    async def missed_events(self, hub: Hub, last_seq: int | None) -> list[tuple[int, str]]:
+        """``(seq, frame)`` after ``last_seq`` that the hub's buffer does not hold, from
+        the Redis stream (a turn another server ran); [] without Redis or a gap."""
+        if self.live is None or last_seq is None or last_seq >= hub.last_seq:
+            return []
+        first = hub.buffer[0].seq if hub.buffer else hub.last_seq + 1
+        if first <= last_seq + 1:
+            return []
+        frames: list[tuple[int, str]] = []
+        try:
+            for _ in range(MISSED_WAIT_TRIES):
+                frames = await self.live.read_after(hub.session_id, last_seq)
+                if frames and frames[-1][0] >= first - 1:
+                    break
+                # The owner stores a turn's end before its publisher has written the last
+                # frames to Redis (it writes in batches): wait for them briefly.
+                await asyncio.sleep(MISSED_WAIT_S)
+        except (RedisError, OSError, TimeoutError) as exc:
+            log.warning("could not read the live log for a resume: %r", exc)
+        return [(seq, frame) for seq, frame in frames if seq < first]
 
     async def relay_ended(self, hub: Hub, *, finished: bool) -> None:
         """A relayed turn ended: with its ``finish`` (the hub is read again next time),

@@ -30,10 +30,10 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from partchat.store import SessionStore, WorkerRecord
+from partchat.store import SessionStore, TurnRecord, WorkerRecord
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,7 @@ class WorkerRegistry:
         pid: int | None = None,
         host: str | None = None,
         is_pid_alive: Callable[[int], bool] = pid_alive,
+        recover: Callable[[list[TurnRecord]], Awaitable[dict[str, str]]] | None = None,
     ) -> None:
         self.store = store
         self.heartbeat_s = heartbeat_s
@@ -91,6 +92,7 @@ class WorkerRegistry:
         self.pid = os.getpid() if pid is None else pid
         self.host = host_key() if host is None else host
         self._is_pid_alive = is_pid_alive
+        self.recover = recover
         self._task: asyncio.Task[None] | None = None
 
     # --- the rule ------------------------------------------------------------------
@@ -121,7 +123,18 @@ class WorkerRegistry:
         """Mark the running turns of one dead owner (None: the legacy ones) interrupted."""
         if owner is None:
             return await self.store.mark_interrupted((), unowned=True)
-        return await self.store.mark_interrupted((owner,))
+        return await self._mark([owner])
+
+    async def _mark(self, owners: list[str], *, unowned: bool = False) -> int:
+        """``mark_interrupted``, with what the turns had streamed when ``recover`` can
+        tell (the Redis live log keeps it); without it the answers stay empty."""
+        texts: dict[str, str] = {}
+        if self.recover is not None and owners:
+            try:
+                texts = await self.recover(await self.store.running_turns(owners))
+            except Exception as exc:
+                log.warning("could not recover interrupted answers: %s", type(exc).__name__)
+        return await self.store.mark_interrupted(owners, unowned=unowned, texts=texts)
 
     async def reap(self, *, startup: bool = False) -> int:
         """Mark the turns of dead owners interrupted and forget dead processes' rows.
@@ -133,7 +146,7 @@ class WorkerRegistry:
         dead = [o for o, w in owners.items() if o != self.boot_id and not self.is_alive(w, now)]
         interrupted = 0
         if dead or startup:
-            interrupted = await self.store.mark_interrupted(dead, unowned=startup)
+            interrupted = await self._mark(dead, unowned=startup)
         gone = [
             w.boot_id
             for w in await self.store.workers()

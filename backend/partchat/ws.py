@@ -290,6 +290,10 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
     relayed = hub.turn is None and hub.elsewhere is not None and await engine.follow_elsewhere(hub)
     conn.hub = hub
     last_seq = frame.get("lastSeq") if resumed else None
+    # Events this hub never had (a turn that ran and ended on another server) are in the
+    # session's Redis stream for a while: read before ready, so no await comes between
+    # the replay and the subscription below.
+    earlier = await engine.missed_events(hub, last_seq)
     ready, in_flight_id = ready_event(hub, resumed=resumed)
     # The client has every event up to its lastSeq: never send it one of those again (a
     # re-sent message's events, below). A lastSeq above ours is from an older stream.
@@ -300,6 +304,9 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
         services.metrics.errors.labels("turn_elsewhere").inc()
         conn.send_now(encode(error_event("turn_elsewhere", TURN_ELSEWHERE, hub.elsewhere.id)))
     # Replay and subscribe with no await in between: nothing can slip through the gap.
+    for seq, text in earlier:
+        if seq <= hub.last_seq:
+            conn.deliver(seq, text)
     for item in hub.replay_after(last_seq, turn_id=in_flight_id):
         conn.deliver(item.seq, item.frame)
     engine.subscribe(hub, conn)

@@ -1,5 +1,5 @@
 """The live event log against a real redis-server: exact replay across the seam, stops
-between two servers' clients, leases, a Redis restart and a hung Redis."""
+between two servers' clients, a Redis restart and a hung Redis."""
 
 from __future__ import annotations
 
@@ -90,48 +90,35 @@ async def test_followers_get_each_seq_after_theirs_exactly_once(
     assert owner.stats.published == 400 and owner.stats.dropped == 0
 
 
-async def test_stop_reaches_the_server_holding_the_lease(
+async def test_stop_reaches_the_owner_of_the_turn(
     two_servers: tuple[RedisEventLog, RedisEventLog],
 ) -> None:
     server_a, server_b = two_servers
-    session, idle_session = sid(), sid()
+    session = sid()
     stops: asyncio.Queue[str] = asyncio.Queue()
     listener = server_a.stop_listener("boot-a", stops.put_nowait)
     await listener.start()
     try:
-        assert await server_a.acquire_lease(session, "boot-a", 10_000)
-        assert await server_b.send_stop(session)  # B knows who runs it and tells A
+        assert await server_b.send_stop(session, "boot-a")  # B tells the turn's owner, A
         assert await asyncio.wait_for(stops.get(), 5) == session
-        assert not await server_b.send_stop(idle_session)  # no turn leased: nobody told
-        assert await server_b.acquire_lease(idle_session, "boot-gone", 10_000)
-        assert not await server_b.send_stop(idle_session)  # its owner is not listening
+        assert not await server_b.send_stop(session, "boot-gone")  # its owner is not listening
         assert stops.empty()
     finally:
         await listener.close()
-    assert not await server_b.send_stop(session)  # A stopped listening
+    assert not await server_b.send_stop(session, "boot-a")  # A stopped listening
 
 
-async def test_lease_is_exclusive_owner_checked_and_expires(
+async def test_read_after_returns_what_the_stream_holds_now(
     two_servers: tuple[RedisEventLog, RedisEventLog],
 ) -> None:
-    a, b = two_servers
+    owner, reader = two_servers
     session = sid()
-    assert await a.acquire_lease(session, "boot-a", 300)
-    assert not await b.acquire_lease(session, "boot-b", 300)
-    assert not await b.renew_lease(session, "boot-b", 10_000)
-    assert not await b.release_lease(session, "boot-b")
-    assert await b.lease_owner(session) == "boot-a"
-
-    assert await a.renew_lease(session, "boot-a", 300)
-    await asyncio.sleep(0.5)  # no heartbeat: the lease lapses
-    assert await b.lease_owner(session) is None
-    assert not await a.renew_lease(session, "boot-a", 300)  # lapsed: cannot revive it
-    assert await b.acquire_lease(session, "boot-b", 10_000)
-    assert not await a.renew_lease(session, "boot-a", 10_000)
-    assert not await a.release_lease(session, "boot-a")  # cannot delete B's lease
-    assert await a.lease_owner(session) == "boot-b"
-    assert await b.release_lease(session, "boot-b")
-    assert await a.lease_owner(session) is None
+    for seq in range(1, 1201):  # more than one XRANGE page
+        owner.publish(session, seq, str(seq))
+    assert await owner.flush(10)
+    assert [s for s, _ in await reader.read_after(session, 0)] == list(range(1, 1201))
+    assert await reader.read_after(session, 1150) == [(s, str(s)) for s in range(1151, 1201)]
+    assert await reader.read_after(sid(), 0) == []
 
 
 async def test_redis_restart_mid_follow_resumes_without_duplicates(
@@ -162,12 +149,9 @@ async def test_redis_restart_mid_follow_resumes_without_duplicates(
         assert follower.seen == list(range(1, 101))
         assert follower.frames == [str(s) for s in range(1, 101)]
         assert owner.stats.dropped == 0 and owner.stats.batches_failed >= 1
-        # A lease script runs again on the emptied server (its script cache is gone too).
-        assert await owner.acquire_lease(session, "boot-a", 5_000)
-        assert await owner.renew_lease(session, "boot-a", 5_000)
         # The stop listener subscribes again by itself (within its backoff).
         for _ in range(200):
-            if await reader.send_stop(session):
+            if await reader.send_stop(session, "boot-a"):
                 break
             await asyncio.sleep(0.05)
         else:

@@ -1,7 +1,8 @@
 """Several servers with the Redis live log: a turn resumes and stops from any server.
 
-Two ``partchat serve`` processes share the sessions (one SQLite database on one machine)
-and one real redis-server. A client cut off from the server streaming its turn reconnects
+Two ``partchat serve`` processes share the sessions (one PostgreSQL database with a data
+directory each, as two machines; or one SQLite database on one machine) and one real
+redis-server. A client cut off from the server streaming its turn reconnects
 to the other and gets the rest of the turn exactly once; ``stop`` sent to the other stops
 it; the owner killed with ``kill -9`` has its turn marked interrupted by the other, with
 the user message and the partial answer kept.
@@ -9,7 +10,9 @@ the user message and the partial answer kept.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,7 @@ import httpx
 import pytest
 
 from tests.support.servers import ServerProcess, prepare_data_dir
+from tests.support.stores import create_database, drop_database
 from tests.support.wsclient import WsClient, text_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -29,20 +33,33 @@ Event = dict[str, Any]
 Start = Callable[..., ServerProcess]
 
 
-@pytest.fixture
-def cluster(tmp_path: Path, catalog_db: Path, redis_url: str) -> Iterator[Start]:
-    """``start()`` a server of the cluster; all are stopped afterwards. Each test gets its
-    own Redis database number's worth of keys through fresh session ids."""
-    data_dir = prepare_data_dir(tmp_path / "shared", catalog_db)
+@pytest.fixture(params=["postgres", "sqlite"])
+async def cluster(
+    request: pytest.FixtureRequest, tmp_path: Path, catalog_db: Path, redis_url: str
+) -> AsyncIterator[Start]:
+    """``start()`` a server of the cluster; all are stopped afterwards.
+
+    ``postgres``: each server has a data directory of its own (two machines: nothing on a
+    shared disk), sessions in one PostgreSQL database. ``sqlite``: the servers share one
+    data directory (several processes on one machine)."""
+    database = None
+    if request.param == "postgres":
+        server_dsn = request.getfixturevalue("postgres_dsn")
+        database = await create_database(server_dsn)
     started: list[ServerProcess] = []
 
     def start(**env: str) -> ServerProcess:
+        own = database is not None
+        data_dir = tmp_path / (f"machine-{len(started)}" if own else "shared")
+        if not data_dir.exists():
+            prepare_data_dir(data_dir, catalog_db)
         server = ServerProcess(
             data_dir=data_dir,
             env={
                 "PARTCHAT_OFFLINE_DELAY_MS": SLOW_MS,
                 "PARTCHAT_WORKER_HEARTBEAT_S": HEARTBEAT_S,
                 "PARTCHAT_REDIS_URL": redis_url,
+                **({"PARTCHAT_DATABASE_URL": database} if database else {}),
                 **env,
             },
         )
@@ -52,6 +69,8 @@ def cluster(tmp_path: Path, catalog_db: Path, redis_url: str) -> Iterator[Start]
     yield start
     for server in started:
         server.stop()
+    if database is not None:
+        await drop_database(request.getfixturevalue("postgres_dsn"), database)
 
 
 @pytest.fixture
@@ -202,3 +221,72 @@ async def test_the_owner_killed_mid_turn_is_interrupted_by_the_other_server(
     events = await on_b.turn("Is PS3406971 compatible with my WDT780SAEM1?", timeout=60)
     assert events[-1]["finishReason"] == "stop"
     assert events[0]["seq"] > max(seqs(on_b.events[: -len(events)]))
+
+
+SESSIONS = 200
+TURNS = 5
+AT_ONCE = 40  # sessions in flight together (the machine has two cores for everything)
+QUESTIONS = [
+    "Is PS3406971 compatible with my WDT780SAEM1?",
+    "how do I install PS3406971",
+    "my dishwasher WDT780SAEM1 is not draining",
+    "need a crisper drawer for my fridge",
+    "thanks!",
+]
+
+
+@pytest.mark.load
+@pytest.mark.timeout(300)
+async def test_sessions_spread_over_two_servers_with_random_reconnects_lose_nothing(
+    cluster: Start,
+) -> None:
+    """200 sessions × 5 turns, alternately on each server, each turn cut off at a random
+    point a third of the time and resumed on the other server: zero errors, every turn's
+    text received exactly once, stored = sent."""
+    servers = [cluster(PARTCHAT_OFFLINE_DELAY_MS="2", PARTCHAT_MESSAGES_PER_10S="1000")]
+    servers.append(cluster(PARTCHAT_OFFLINE_DELAY_MS="2", PARTCHAT_MESSAGES_PER_10S="1000"))
+    rng = random.Random(17)
+    plans = [[rng.random() < 1 / 3 for _ in range(TURNS)] for _ in range(SESSIONS)]
+    gate = asyncio.Semaphore(AT_ONCE)
+    sessions: list[tuple[str, list[str]]] = []
+    resumed = 0
+
+    async def session(index: int) -> None:
+        nonlocal resumed
+        async with gate:
+            at = index % 2
+            client = await WsClient.open(servers[at].ws_url)
+            try:
+                await client.hello()
+                sid, sent = client.session_id, []
+                for turn, cut in enumerate(plans[index]):
+                    message_id = await client.message(QUESTIONS[turn], f"m-{index}-{turn}-xxxxxxxx")
+                    sent.append(message_id)
+                    got = await client.until(lambda e: e["type"] in ("text-delta", "finish"))
+                    if cut and got[-1]["type"] != "finish":
+                        await client.abort()
+                        at = 1 - at
+                        client = await WsClient.open(servers[at].ws_url)
+                        await client.hello(sid, got[-1]["seq"])
+                        resumed += 1
+                        got += await client.until(lambda e: e["type"] == "finish", timeout=60)
+                    elif got[-1]["type"] != "finish":
+                        got += await client.until(lambda e: e["type"] == "finish", timeout=60)
+                    assert not [e for e in got if e["type"] == "error"], got
+                    numbers = seqs(got)
+                    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+                    assert text_of(got) == got[-1]["text"] and got[-1]["finishReason"] == "stop"
+                sessions.append((sid, sent))
+            finally:
+                await client.close()
+
+    await asyncio.gather(*(session(i) for i in range(SESSIONS)))
+    assert len(sessions) == SESSIONS and resumed > 0
+    async with httpx.AsyncClient(timeout=30.0) as http:
+        for n, (sid, sent) in enumerate(sessions):
+            response = await http.get(f"{servers[n % 2].base_url}/api/sessions/{sid}")
+            history = response.json()["history"]
+            assert [m["id"] for m in history if m["role"] == "user"] == sent
+            assert [m["status"] for m in history if m["role"] == "assistant"] == (
+                ["complete"] * TURNS
+            )

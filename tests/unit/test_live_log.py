@@ -1,5 +1,5 @@
-"""RedisEventLog over fakeredis (streams; it has no Lua, so leases are tested against a real
-Redis in tests/integration/test_live_redis.py), and the publisher against no Redis at all."""
+"""RedisEventLog over fakeredis (its streams), and the publisher against no Redis at all;
+tests/integration/test_live_redis.py has the real redis-server."""
 
 from __future__ import annotations
 

@@ -723,10 +723,27 @@ class PostgresStore:
         )
         return _turn(row) if row else None
 
+    async def running_turns(self, owners: Iterable[str]) -> list[TurnRecord]:
+        """See :meth:`partchat.store.protocol.SessionStore.running_turns`."""
+        chosen = sorted(set(owners))
+        if not chosen:
+            return []
+        rows = await self._fetch(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE status = 'running'"
+            " AND owner = ANY($1::text[]) ORDER BY started_at",
+            chosen,
+        )
+        return [_turn(row) for row in rows]
+
     async def mark_interrupted(
-        self, owners: Iterable[str] | None = None, *, unowned: bool = False
+        self,
+        owners: Iterable[str] | None = None,
+        *,
+        unowned: bool = False,
+        texts: Mapping[str, str] | None = None,
     ) -> int:
         """See :meth:`partchat.store.protocol.SessionStore.mark_interrupted`."""
+        written = texts or {}
         chosen = sorted(set(owners)) if owners is not None else None
         if chosen is not None and not chosen and not unowned:
             return 0
@@ -767,14 +784,16 @@ class PostgresStore:
                 " s AS (UPDATE sessions SET version = version + 1 WHERE id = ANY($4::text[]))"
                 " INSERT INTO messages"
                 " (id, session_id, turn_id, role, text, status, created_at, seq)"
-                " SELECT i.mid, i.sid, i.tid, 'assistant', '', 'interrupted', $2,"
+                " SELECT i.mid, i.sid, i.tid, 'assistant', i.txt, 'interrupted', $2,"
                 "  (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = i.sid)"
-                " FROM unnest($5::text[], $4::text[], $3::text[]) AS i (mid, sid, tid)",
+                " FROM unnest($5::text[], $4::text[], $3::text[], $6::text[])"
+                " AS i (mid, sid, tid, txt)",
                 self._id,
                 now,
                 turn_ids,
                 session_ids,
                 [new_message_id() for _ in rows],
+                [_text(written.get(t, "")) for t in turn_ids],
             )
             return len(rows)
 

@@ -127,14 +127,24 @@ class SessionStore(Protocol):
         """The session's turn still ``running`` (the latest, should there be several)."""
         ...
 
+    async def running_turns(self, owners: Iterable[str]) -> list[TurnRecord]:
+        """The turns still ``running`` under one of ``owners``."""
+        ...
+
     async def mark_interrupted(
-        self, owners: Iterable[str] | None = None, *, unowned: bool = False
+        self,
+        owners: Iterable[str] | None = None,
+        *,
+        unowned: bool = False,
+        texts: Mapping[str, str] | None = None,
     ) -> int:
         """Close turns left ``running`` by processes that died; returns how many.
 
         ``owners`` None: every running turn. Otherwise those owned by one of ``owners``
         and, with ``unowned``, those without an owner. Each gets status ``interrupted``
-        and an empty ``interrupted`` assistant message, so history shows where it stopped.
+        and an ``interrupted`` assistant message, so history shows where it stopped: its
+        text is ``texts[turn_id]`` (what the turn had streamed, recovered from the live
+        log), else empty.
         """
         ...
 

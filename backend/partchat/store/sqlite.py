@@ -715,10 +715,27 @@ class SqliteStore:
         )
         return _turn_from_row(row) if row else None
 
+    async def running_turns(self, owners: Iterable[str]) -> list[TurnRecord]:
+        """See :meth:`partchat.store.protocol.SessionStore.running_turns`."""
+        chosen = tuple(sorted(set(owners)))
+        if not chosen:
+            return []
+        rows = await self._fetch_all(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE status = 'running'"
+            f" AND owner IN ({', '.join('?' * len(chosen))}) ORDER BY started_at, rowid",
+            chosen,
+        )
+        return [_turn_from_row(row) for row in rows]
+
     async def mark_interrupted(
-        self, owners: Iterable[str] | None = None, *, unowned: bool = False
+        self,
+        owners: Iterable[str] | None = None,
+        *,
+        unowned: bool = False,
+        texts: Mapping[str, str] | None = None,
     ) -> int:
         """See :meth:`partchat.store.protocol.SessionStore.mark_interrupted`."""
+        texts = texts or {}
         where = "status = 'running'"
         params: tuple[str, ...] = ()
         if owners is not None:
@@ -746,7 +763,7 @@ class SqliteStore:
                         session_id,
                         turn_id,
                         "assistant",
-                        "",
+                        texts.get(turn_id, ""),
                         "interrupted",
                         None,
                         now,
