@@ -1,4 +1,4 @@
-"""``RedisEventLog``: the live event log, stops and turn leases, over ``redis.asyncio``."""
+"""``RedisEventLog``: the live event log and the stops, over ``redis.asyncio``."""
 
 from __future__ import annotations
 
