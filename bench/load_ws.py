@@ -235,12 +235,20 @@ async def run_turns(
 ) -> dict[str, Any]:
     run = Run(ns.sessions, timed=ns.token_ms > 0 and fake_url is not None)
     sem = asyncio.Semaphore(ns.connect_concurrency)
-    tasks = [asyncio.create_task(session(ws_url, ns, run, sem)) for _ in range(ns.sessions)]
+    # Several servers (comma-separated URLs): the sessions are spread round robin.
+    urls = ws_url.split(",")
+    tasks = [
+        asyncio.create_task(session(urls[i % len(urls)], ns, run, sem)) for i in range(ns.sessions)
+    ]
     await run.all_warm.wait()
     await asyncio.sleep(0.2)  # let the last warm-up turns be stored
     if fake_url:
         C.http_post(C.fake_root(fake_url) + "/_fake/reset")
     warm_errors = sum(run.errors.values())
+    others = [int(p) for p in (ns.other_server_pids or "").split(",") if p]
+    infra = [int(p) for p in (ns.infra_pids or "").split(",") if p]
+    others0 = sum(C.tree_cpu_s(p) for p in others)
+    infra0 = sum(C.tree_cpu_s(p) for p in infra)
     cpu0 = C.tree_cpu_s(pid) if pid else 0.0
     fake0 = C.tree_cpu_s(fake_pid) if fake_pid else 0.0
     rss0 = C.tree_rss(pid) if pid else 0
@@ -256,7 +264,10 @@ async def run_turns(
         await asyncio.gather(*tasks)
         wall = time.monotonic() - t0
     client_cpu = time.process_time() - c0
-    cpu = (C.tree_cpu_s(pid) - cpu0) if pid else None
+    cpu = (
+        (C.tree_cpu_s(pid) - cpu0 + sum(C.tree_cpu_s(p) for p in others) - others0) if pid else None
+    )
+    infra_cpu = sum(C.tree_cpu_s(p) for p in infra) - infra0
     fake_cpu = (C.tree_cpu_s(fake_pid) - fake0) if fake_pid else None
 
     ok = [t for t in run.turns if t.ok]
@@ -287,6 +298,8 @@ async def run_turns(
         else None,
         "server_cpu_util": round(cpu / wall, 3) if cpu is not None and wall else None,
         "client_cpu_ms_per_turn": round(client_cpu * 1000 / len(ok), 3) if ok else None,
+        "servers": len(urls),
+        "infra_cpu_ms_per_turn": round(infra_cpu * 1000 / len(ok), 3) if infra and ok else None,
         "fake_cpu_ms_per_turn": round(fake_cpu * 1000 / len(ok), 3)
         if fake_cpu is not None and ok
         else None,
@@ -392,8 +405,17 @@ async def run_idle(ns: argparse.Namespace, ws_url: str, pid: int | None) -> dict
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--url", help="attach to this ws://…/ws instead of starting a server")
+    p.add_argument(
+        "--url", help="attach to this ws://…/ws (several: comma-separated) instead of starting one"
+    )
     p.add_argument("--server-pid", type=int, help="with --url: the server's pid (CPU, RSS)")
+    p.add_argument(
+        "--other-server-pids",
+        help="with several --url (comma-separated): the other servers' pids, CPU added",
+    )
+    p.add_argument(
+        "--infra-pids", help="pids whose CPU is reported apart (PostgreSQL, Redis), comma-separated"
+    )
     p.add_argument("--fake-url", help="with --url: the fake LLM's base URL (added times)")
     p.add_argument("--fake-pid", type=int, help="with --url: the fake LLM's pid (its CPU)")
     p.add_argument("--catalog", type=Path, help="a built catalog.db to copy (else built)")

@@ -277,6 +277,9 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
         with C.Stack(tokens=60, catalog=catalog) as s:
             run_load(results, "idle", "load_ws.py", s, ["--idle", str(ns.idle)], 900)
 
+    print("scale-out (PostgreSQL + Redis) …", file=sys.stderr, flush=True)
+    scale = ["bench/scale_out.py", "--catalog", str(catalog)]
+    results["scale_out"] = run_json([*scale, "--smoke"] if ns.smoke else scale, 3600)
     for key, proc in background:
         try:
             out, err = proc.communicate(timeout=120)
@@ -307,6 +310,7 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
             "catalog": results.get("catalog", {}),
             "llm_stream": results.get("llm_stream", {}),
             "nlu": results.get("nlu", {}),
+            "scale_out": results.get("scale_out", {}),
         }.items()
         if "failed" in r
     ]
@@ -450,6 +454,16 @@ def markdown(r: dict[str, Any]) -> str:
                 out.append(
                     f"| {mode} | {x['stock_cpu_ms']} | {x['fast_cpu_ms']} | {x['ratio_stock_over_fast']} |"
                 )
+    so = r.get("scale_out") or {}
+    if so and "failed" not in so:
+        out += [
+            "",
+            "## Scale-out (scale_out.py): two servers on PostgreSQL + Redis vs one on SQLite",
+            "",
+            f"- ratios pg_redis / sqlite (saturating, medians): {so['ratios']}",
+            f"- paced, server-added p99 ms: {so['added_p99_ms']}",
+            f"- resume across servers: {so['resume']['exact']}/{so['resume']['probes']} exact",
+        ]
     for name in ("ws_50_profile", "ws_50_realistic_profile"):
         prof = (r["load"].get(name) or {}).get("profile")
         if not prof:
