@@ -43,3 +43,35 @@ def test_apps_built_by_tests_leave_the_collector_alone(settings: Settings, gc_st
         assert gc.get_freeze_count() == 0
         assert gc.get_threshold() == threshold
         assert sys.getswitchinterval() == interval
+
+
+def test_ready_fails_while_the_store_does_not_answer(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from partchat.store import StorageUnavailable
+
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/ready").json() == {"status": "ready"}
+        store = client.app.state.services.store  # type: ignore[attr-defined]
+
+        async def down() -> None:
+            raise StorageUnavailable("storage is unavailable")
+
+        monkeypatch.setattr(store, "ping", down)
+        response = client.get("/ready")
+        assert response.status_code == 503
+        assert response.json() == {"status": "unavailable", "failing": "storage"}
+        assert client.get("/health").status_code == 200  # alive, not ready
+
+
+def test_a_server_with_redis_configured_refuses_to_start_without_it(
+    settings: Settings,
+) -> None:
+    from tests.support.servers import free_port
+
+    settings = settings.with_overrides(redis_url=f"redis://127.0.0.1:{free_port()}/0")
+    with (
+        pytest.raises(RuntimeError, match="Redis does not answer"),
+        TestClient(create_app(settings)),
+    ):
+        pass

@@ -82,3 +82,15 @@ def test_gil_switch_interval() -> None:
     assert Settings.from_env({"PARTCHAT_GIL_SWITCH_MS": "2"}).gil_switch_ms == 2.0
     with pytest.raises(SettingsError, match="PARTCHAT_GIL_SWITCH_MS"):
         Settings.from_env({"PARTCHAT_GIL_SWITCH_MS": "0"})
+
+
+def test_redis_url_is_checked_and_never_shown() -> None:
+    from partchat.settings import Settings, SettingsError
+
+    assert Settings.from_env({}).redis_url is None
+    url = "redis://:secret@cache:6379/0"
+    settings = Settings.from_env({"PARTCHAT_REDIS_URL": url})
+    assert settings.redis_url == url and "secret" not in repr(settings)
+    with pytest.raises(SettingsError, match="PARTCHAT_REDIS_URL") as err:
+        Settings.from_env({"PARTCHAT_REDIS_URL": "http://:secret@cache"})
+    assert "secret" not in str(err.value)
