@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.redis_server import RedisServer
 from tests.support.servers import ServerProcess, prepare_data_dir
 from tests.support.stores import create_database, drop_database
 from tests.support.wsclient import WsClient, text_of
@@ -290,3 +291,45 @@ async def test_sessions_spread_over_two_servers_with_random_reconnects_lose_noth
             assert [m["status"] for m in history if m["role"] == "assistant"] == (
                 ["complete"] * TURNS
             )
+
+
+async def test_a_redis_restart_mid_turn_loses_nothing_a_client_keeps(
+    tmp_path: Path,
+    catalog_db: Path,
+    redis_factory: Callable[[], RedisServer],
+    clients: list[WsClient],
+) -> None:
+    """Redis restarted (empty) while a turn streams on A and a client follows it on B: the
+    streams reconnect, and B's client ends with A's whole answer, from the events written
+    after the restart and the turn's ``finish`` (which carries the whole text)."""
+    redis = redis_factory()
+    data_dir = prepare_data_dir(tmp_path / "shared", catalog_db)
+    env = {
+        "PARTCHAT_OFFLINE_DELAY_MS": SLOW_MS,
+        "PARTCHAT_WORKER_HEARTBEAT_S": HEARTBEAT_S,
+        "PARTCHAT_REDIS_URL": redis.url,
+    }
+    a = ServerProcess(data_dir=data_dir, env=env).start()
+    b = ServerProcess(data_dir=data_dir, env=env).start()
+    try:
+        on_a = await connect(a, clients)
+        await on_a.message(LONG_Q)
+        await on_a.until(lambda e: e["type"] == "text-delta")
+        on_b = await connect(b, clients, on_a.session_id)
+        await on_b.until(lambda e: e["type"] == "text-delta")
+        await asyncio.to_thread(redis.restart)
+
+        finish_a = (await on_a.until(lambda e: e["type"] == "finish", timeout=60))[-1]
+        last = (await on_b.until(lambda e: e["type"] in ("finish", "ready"), timeout=60))[-1]
+        if last["type"] == "finish":
+            assert last["text"] == finish_a["text"]
+        else:  # the relay gave up on Redis and sent the stored state
+            assert last["history"][-1]["text"] == finish_a["text"]
+        history = (await stored(b, on_a.session_id))["history"]
+        assert history[-1]["text"] == finish_a["text"] and history[-1]["status"] == "complete"
+        # The session goes on from B, over the restarted Redis.
+        events = await on_b.turn("Is PS3406971 compatible with my WDT780SAEM1?", timeout=60)
+        assert events[-1]["finishReason"] == "stop"
+    finally:
+        a.stop()
+        b.stop()
