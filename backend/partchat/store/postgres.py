@@ -59,7 +59,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from types import TracebackType
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 import asyncpg
 import orjson
@@ -70,13 +70,11 @@ from partchat.store.records import (
     FinishReason,
     FinishTurn,
     HistoryMessage,
-    SessionContext,
     SessionRecord,
     StorageUnavailable,
     StoreError,
     TurnRecord,
     TurnRunningElsewhere,
-    TurnStatus,
     UnknownSession,
     UnknownTurn,
     WorkerRecord,
@@ -87,6 +85,10 @@ from partchat.store.records import (
     new_message_id,
     new_session_id,
     new_turn_id,
+    session_from_row,
+    turn_from_row,
+    version_after,
+    worker_from_row,
 )
 
 __all__ = ["MIGRATIONS", "MIGRATION_LOCK", "SCHEMA_VERSION", "PostgresStore"]
@@ -213,59 +215,6 @@ def _dumps(value: object) -> str:
 
 def _text(value: str) -> str:
     return value.replace("\x00", "\ufffd") if "\x00" in value else value
-
-
-def _load_context(raw: str | None) -> SessionContext:
-    context = empty_context()
-    if raw:
-        stored = orjson.loads(raw)
-        if isinstance(stored, dict):
-            context.update(stored)  # type: ignore[typeddict-item]
-    return context
-
-
-def _session(row: asyncpg.Record) -> SessionRecord:
-    return SessionRecord(
-        id=row[0],
-        created_at=row[1],
-        updated_at=row[2],
-        context=_load_context(row[3]),
-        last_seq=row[4],
-        seq_reserved=row[5],
-        version=row[6],
-    )
-
-
-def _turn(row: asyncpg.Record, at: int = 0) -> TurnRecord:
-    return TurnRecord(
-        id=row[at],
-        session_id=row[at + 1],
-        client_message_id=row[at + 2],
-        status=cast(TurnStatus, row[at + 3]),
-        finish_reason=cast("FinishReason | None", row[at + 4]),
-        started_at=row[at + 5],
-        ended_at=row[at + 6],
-        timings=orjson.loads(row[at + 7]) if row[at + 7] else None,
-        owner=row[at + 8],
-    )
-
-
-def _worker(row: asyncpg.Record, at: int = 0) -> WorkerRecord:
-    return WorkerRecord(
-        boot_id=row[at],
-        pid=row[at + 1],
-        host=row[at + 2],
-        started_at=row[at + 3],
-        heartbeat_at=row[at + 4],
-    )
-
-
-def _moved(before: int | None, expect: int | None, by: int = 1) -> int | None:
-    """The version after a unit that moved it ``by`` (1: it wrote, 0: it wrote
-    nothing), when it was ``expect`` before; else None."""
-    if expect is None or before is None or before != expect:
-        return None
-    return before + by
 
 
 # --------------------------------------------------------------------------- errors
@@ -512,7 +461,7 @@ class PostgresStore:
         row = await self._fetchrow(
             f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = $1", session_id
         )
-        return _session(row) if row else None
+        return session_from_row(row) if row else None
 
     async def session_version(self, session_id: str) -> int | None:
         if not is_valid_id(session_id):
@@ -540,7 +489,7 @@ class PostgresStore:
             )
             if before is None:
                 raise UnknownSession(session_id)
-            return _moved(int(before), expect_version)
+            return version_after(int(before), expect_version)
 
         return await self._write(save, transaction=False)
 
@@ -591,10 +540,13 @@ class PostgresStore:
             for row in found:
                 if row[2] == client_message_id:
                     return BeginTurn(
-                        _turn(row), row[9], True, _moved(int(before), expect_version, 0)
+                        turn_from_row(row),
+                        row[9],
+                        True,
+                        version_after(int(before), expect_version, 0),
                     )
             if found:
-                raise TurnRunningElsewhere(_turn(found[0]))
+                raise TurnRunningElsewhere(turn_from_row(found[0]))
             now = self._clock()
             turn = TurnRecord(
                 id=new_turn_id(),
@@ -628,7 +580,7 @@ class PostgresStore:
                 message_id,
                 stored_text,
             )
-            return BeginTurn(turn, message_id, False, _moved(int(before), expect_version))
+            return BeginTurn(turn, message_id, False, version_after(int(before), expect_version))
 
         return await self._write(begin)
 
@@ -675,7 +627,7 @@ class PostgresStore:
                 raise UnknownTurn(turn_id)
             if row[0] != "running":
                 if row[1] is not None:
-                    return FinishTurn(str(row[1]), _moved(before, expect_version, 0))
+                    return FinishTurn(str(row[1]), version_after(before, expect_version, 0))
                 raise StoreError(f"turn {turn_id} is {row[0]} without an answer")
             now = self._clock()
             message_id = new_message_id()
@@ -703,7 +655,7 @@ class PostgresStore:
                 status,
                 tool_outputs_json,
             )
-            return FinishTurn(message_id, _moved(before, expect_version))
+            return FinishTurn(message_id, version_after(before, expect_version))
 
         return await self._write(finish)
 
@@ -711,7 +663,7 @@ class PostgresStore:
         if not is_valid_id(turn_id):
             return None
         row = await self._fetchrow(f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = $1", turn_id)
-        return _turn(row) if row else None
+        return turn_from_row(row) if row else None
 
     async def running_turn(self, session_id: str) -> TurnRecord | None:
         if not is_valid_id(session_id):
@@ -721,7 +673,7 @@ class PostgresStore:
             " ORDER BY started_at DESC LIMIT 1",
             session_id,
         )
-        return _turn(row) if row else None
+        return turn_from_row(row) if row else None
 
     async def running_turns(self, owners: Iterable[str]) -> list[TurnRecord]:
         """See :meth:`partchat.store.protocol.SessionStore.running_turns`."""
@@ -733,7 +685,7 @@ class PostgresStore:
             " AND owner = ANY($1::text[]) ORDER BY started_at",
             chosen,
         )
-        return [_turn(row) for row in rows]
+        return [turn_from_row(row) for row in rows]
 
     async def mark_interrupted(
         self,
@@ -823,13 +775,13 @@ class PostgresStore:
         row = await self._fetchrow(
             f"SELECT {_WORKER_COLUMNS} FROM workers WHERE boot_id = $1", boot_id
         )
-        return _worker(row) if row else None
+        return worker_from_row(row) if row else None
 
     async def workers(self) -> list[WorkerRecord]:
         rows = await self._fetch(
             f"SELECT {_WORKER_COLUMNS} FROM workers ORDER BY started_at, boot_id"
         )
-        return [_worker(row) for row in rows]
+        return [worker_from_row(row) for row in rows]
 
     async def running_owners(self) -> dict[str, WorkerRecord | None]:
         rows = await self._fetch(
@@ -838,7 +790,7 @@ class PostgresStore:
             "       WHERE status = 'running' AND owner IS NOT NULL) AS o"
             " LEFT JOIN workers AS w ON w.boot_id = o.owner"
         )
-        return {row[0]: _worker(row, 1) if row[1] is not None else None for row in rows}
+        return {row[0]: worker_from_row(row, 1) if row[1] is not None else None for row in rows}
 
     async def forget_workers(self, boot_ids: Iterable[str]) -> int:
         ids = sorted(set(boot_ids))

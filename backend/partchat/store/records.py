@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
+
+import orjson
 
 from partchat.protocol import HistoryMessage
 
@@ -194,3 +197,63 @@ def check_finish(status: object, finish_reason: object) -> None:
         raise ValueError(f"bad message status {status!r}")
     if finish_reason not in FINISH_REASONS:
         raise ValueError(f"bad finish reason {finish_reason!r}")
+
+
+# --------------------------------------------------------------------------- rows
+# Both backends select the same columns in the same order (``_TURN_COLUMNS`` …), so one
+# decoder each; ``at`` is where the record's columns start in a wider row.
+
+
+def load_context(raw: str | None) -> SessionContext:
+    """A stored context (JSON text) over the empty one."""
+    context = empty_context()
+    if raw:
+        stored = orjson.loads(raw)
+        if isinstance(stored, dict):
+            context.update(stored)  # type: ignore[typeddict-item]
+    return context
+
+
+def session_from_row(row: Sequence[Any]) -> SessionRecord:
+    return SessionRecord(
+        id=row[0],
+        created_at=row[1],
+        updated_at=row[2],
+        context=load_context(row[3]),
+        last_seq=row[4],
+        seq_reserved=row[5],
+        version=row[6],
+    )
+
+
+def turn_from_row(row: Sequence[Any], at: int = 0) -> TurnRecord:
+    return TurnRecord(
+        id=row[at],
+        session_id=row[at + 1],
+        client_message_id=row[at + 2],
+        status=cast(TurnStatus, row[at + 3]),
+        finish_reason=cast("FinishReason | None", row[at + 4]),
+        started_at=row[at + 5],
+        ended_at=row[at + 6],
+        timings=orjson.loads(row[at + 7]) if row[at + 7] else None,
+        owner=row[at + 8],
+    )
+
+
+def worker_from_row(row: Sequence[Any], at: int = 0) -> WorkerRecord:
+    return WorkerRecord(
+        boot_id=row[at],
+        pid=row[at + 1],
+        host=row[at + 2],
+        started_at=row[at + 3],
+        heartbeat_at=row[at + 4],
+    )
+
+
+def version_after(before: int | None, expect: int | None, moved_by: int = 1) -> int | None:
+    """The session's version after a unit that moved it ``moved_by``, when it was
+    ``expect`` before it (the writer's view plus its own write is the whole session);
+    else None (another process wrote the session since the writer read it)."""
+    if expect is None or before is None or before != expect:
+        return None
+    return before + moved_by

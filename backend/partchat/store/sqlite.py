@@ -44,7 +44,7 @@ import contextlib
 import math
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar, cast
@@ -58,13 +58,11 @@ from partchat.store.records import (
     FinishReason,
     FinishTurn,
     HistoryMessage,
-    SessionContext,
     SessionRecord,
     StorageUnavailable,
     StoreError,
     TurnRecord,
     TurnRunningElsewhere,
-    TurnStatus,
     UnknownSession,
     UnknownTurn,
     WorkerRecord,
@@ -75,6 +73,10 @@ from partchat.store.records import (
     new_message_id,
     new_session_id,
     new_turn_id,
+    session_from_row,
+    turn_from_row,
+    version_after,
+    worker_from_row,
 )
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "SqliteStore", "purge_sessions"]
@@ -207,56 +209,6 @@ _FINISH_LOOKUP = (
 
 def _dumps(value: object) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-
-
-def _moved(before: int | None, expect: int | None, rows_written: int) -> int | None:
-    """The session's version after a write of ``rows_written`` version-moving rows, when
-    it was ``expect`` before it (the writer's view plus its own write is the whole
-    session); else None (another process wrote the session since the writer read it)."""
-    if expect is None or before is None or before != expect:
-        return None
-    return before + rows_written
-
-
-def _load_context(raw: str | None) -> SessionContext:
-    context = empty_context()
-    if raw:
-        stored = orjson.loads(raw)
-        if isinstance(stored, dict):
-            context.update(stored)  # type: ignore[typeddict-item]
-    return context
-
-
-def _session_from_row(row: Sequence[Any]) -> SessionRecord:
-    return SessionRecord(
-        id=row[0],
-        created_at=row[1],
-        updated_at=row[2],
-        context=_load_context(row[3]),
-        last_seq=row[4],
-        seq_reserved=row[5],
-        version=row[6],
-    )
-
-
-def _turn_from_row(row: Sequence[Any]) -> TurnRecord:
-    return TurnRecord(
-        id=row[0],
-        session_id=row[1],
-        client_message_id=row[2],
-        status=cast(TurnStatus, row[3]),
-        finish_reason=cast("FinishReason | None", row[4]),
-        started_at=row[5],
-        ended_at=row[6],
-        timings=orjson.loads(row[7]) if row[7] else None,
-        owner=row[8],
-    )
-
-
-def _worker_from_row(row: Sequence[Any]) -> WorkerRecord:
-    return WorkerRecord(
-        boot_id=row[0], pid=row[1], host=row[2], started_at=row[3], heartbeat_at=row[4]
-    )
 
 
 # --------------------------------------------------------------------------- errors
@@ -515,7 +467,7 @@ class SqliteStore:
         row = await self._fetch_one(
             f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
         )
-        return _session_from_row(row) if row else None
+        return session_from_row(row) if row else None
 
     async def session_version(self, session_id: str) -> int | None:
         """The session's version (None: no such session). It moves with every write to
@@ -547,7 +499,7 @@ class SqliteStore:
             rows = list(rows)
             if not rows:
                 raise UnknownSession(session_id)
-            return _moved(int(rows[0][0]), expect_version, 1)
+            return version_after(int(rows[0][0]), expect_version, 1)
 
         return await self._write(save, single=True)
 
@@ -588,14 +540,14 @@ class SqliteStore:
                     )
                 )
                 if existing is None:
-                    raise TurnRunningElsewhere(_turn_from_row(rows[0]))
+                    raise TurnRunningElsewhere(turn_from_row(rows[0]))
                 # A duplicate writes nothing: the reservation above is rolled back.
                 raise _Undo(
                     BeginTurn(
-                        turn=_turn_from_row(rows[0]),
+                        turn=turn_from_row(rows[0]),
                         user_message_id=rows[0][9],
                         duplicate=True,
-                        session_version=_moved(before, expect_version, 0),
+                        session_version=version_after(before, expect_version, 0),
                     )
                 )
 
@@ -621,7 +573,7 @@ class SqliteStore:
                 (message_id, session_id, turn.id, "user", text, "complete", None, now, session_id),
             )
             # three rows written: the session, the turn, the message
-            return BeginTurn(turn, message_id, False, _moved(before, expect_version, 3))
+            return BeginTurn(turn, message_id, False, version_after(before, expect_version, 3))
 
         return await self._write(begin)
 
@@ -669,7 +621,7 @@ class SqliteStore:
                     raise UnknownTurn(turn_id)
                 turn_status, before, answer_id = found[0]
                 if answer_id is not None:
-                    return FinishTurn(str(answer_id), _moved(before, expect_version, 0))
+                    return FinishTurn(str(answer_id), version_after(before, expect_version, 0))
                 raise StoreError(f"turn {turn_id} is {turn_status} without an answer")
             session_id, before = closed[0]
             message_id = new_message_id()
@@ -693,7 +645,7 @@ class SqliteStore:
                 (context_json, seq, now, session_id),
             )
             # three rows written: the turn, the message, the session
-            return FinishTurn(message_id, _moved(before, expect_version, 3))
+            return FinishTurn(message_id, version_after(before, expect_version, 3))
 
         return await self._write(finish)
 
@@ -701,7 +653,7 @@ class SqliteStore:
         if not is_valid_id(turn_id):
             return None
         row = await self._fetch_one(f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (turn_id,))
-        return _turn_from_row(row) if row else None
+        return turn_from_row(row) if row else None
 
     async def running_turn(self, session_id: str) -> TurnRecord | None:
         """The session's turn still ``running`` (the latest, should there be several)."""
@@ -713,7 +665,7 @@ class SqliteStore:
             " ORDER BY started_at DESC, rowid DESC LIMIT 1",
             (session_id,),
         )
-        return _turn_from_row(row) if row else None
+        return turn_from_row(row) if row else None
 
     async def running_turns(self, owners: Iterable[str]) -> list[TurnRecord]:
         """See :meth:`partchat.store.protocol.SessionStore.running_turns`."""
@@ -725,7 +677,7 @@ class SqliteStore:
             f" AND owner IN ({', '.join('?' * len(chosen))}) ORDER BY started_at, rowid",
             chosen,
         )
-        return [_turn_from_row(row) for row in rows]
+        return [turn_from_row(row) for row in rows]
 
     async def mark_interrupted(
         self,
@@ -798,13 +750,13 @@ class SqliteStore:
         row = await self._fetch_one(
             f"SELECT {_WORKER_COLUMNS} FROM workers WHERE boot_id = ?", (boot_id,)
         )
-        return _worker_from_row(row) if row else None
+        return worker_from_row(row) if row else None
 
     async def workers(self) -> list[WorkerRecord]:
         rows = await self._fetch_all(
             f"SELECT {_WORKER_COLUMNS} FROM workers ORDER BY started_at, boot_id"
         )
-        return [_worker_from_row(row) for row in rows]
+        return [worker_from_row(row) for row in rows]
 
     async def running_owners(self) -> dict[str, WorkerRecord | None]:
         """The owners of turns still ``running``, each with its ``workers`` row (None:
@@ -815,7 +767,7 @@ class SqliteStore:
             "       WHERE status = 'running' AND owner IS NOT NULL) AS o"
             " LEFT JOIN workers AS w ON w.boot_id = o.owner"
         )
-        return {row[0]: _worker_from_row(row[1:]) if row[1] is not None else None for row in rows}
+        return {row[0]: worker_from_row(row[1:]) if row[1] is not None else None for row in rows}
 
     async def forget_workers(self, boot_ids: Iterable[str]) -> int:
         """Delete these processes' rows (a clean shutdown, or processes found dead)."""
