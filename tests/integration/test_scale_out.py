@@ -91,6 +91,14 @@ async def connect(
     return client
 
 
+async def streaming(server: ServerProcess, opened: list[WsClient]) -> tuple[WsClient, str]:
+    """A client on ``server`` whose long answer has begun to stream; its message id."""
+    client = await connect(server, opened)
+    message_id = await client.message(LONG_Q)
+    await client.until(lambda e: e["type"] == "text-delta")
+    return client, message_id
+
+
 async def stored(server: ServerProcess, session_id: str) -> dict[str, Any]:
     async with httpx.AsyncClient(base_url=server.base_url, timeout=10.0) as http:
         response = await http.get(f"/api/sessions/{session_id}")
@@ -141,9 +149,7 @@ async def test_a_resume_without_last_seq_replays_the_turn_from_its_start(
     cluster: Start, clients: list[WsClient]
 ) -> None:
     a, b = cluster(), cluster()
-    on_a = await connect(a, clients)
-    message_id = await on_a.message(LONG_Q)
-    await on_a.until(lambda e: e["type"] == "text-delta")
+    on_a, message_id = await streaming(a, clients)
     # A second tab on B opens the session with nothing: it sees the turn from its start.
     on_b = await connect(b, clients, on_a.session_id)
     assert on_b.ready is not None and on_b.ready["inflight"]["messageId"] == message_id
@@ -160,9 +166,7 @@ async def test_stop_sent_to_another_server_stops_the_turn(
     cluster: Start, clients: list[WsClient]
 ) -> None:
     a, b = cluster(), cluster()
-    on_a = await connect(a, clients)
-    await on_a.message(LONG_Q)
-    await on_a.until(lambda e: e["type"] == "text-delta")
+    on_a, _ = await streaming(a, clients)
     on_b = await connect(b, clients, on_a.session_id)
     await on_b.until(lambda e: e["type"] == "text-delta")
     await on_b.send({"type": "stop"})
@@ -179,9 +183,7 @@ async def test_a_message_sent_to_another_server_while_a_turn_runs_is_busy_and_id
     cluster: Start, clients: list[WsClient]
 ) -> None:
     a, b = cluster(), cluster()
-    on_a = await connect(a, clients)
-    first = await on_a.message(LONG_Q)
-    await on_a.until(lambda e: e["type"] == "text-delta")
+    on_a, first = await streaming(a, clients)
     on_b = await connect(b, clients, on_a.session_id)
     # The same message again (a client retrying on another server): no second turn.
     await on_b.message(LONG_Q, first)
@@ -198,9 +200,7 @@ async def test_the_owner_killed_mid_turn_is_interrupted_by_the_other_server(
     cluster: Start, clients: list[WsClient]
 ) -> None:
     a, b = cluster(), cluster()
-    on_a = await connect(a, clients)
-    message_id = await on_a.message(LONG_Q)
-    await on_a.until(lambda e: e["type"] == "text-delta")
+    on_a, message_id = await streaming(a, clients)
     on_b = await connect(b, clients, on_a.session_id)
     streamed = await on_b.until(lambda e: e["type"] == "text-delta")
     streamed += await on_b.until(lambda e: e["type"] == "text-delta")
@@ -312,9 +312,7 @@ async def test_a_redis_restart_mid_turn_loses_nothing_a_client_keeps(
     a = ServerProcess(data_dir=data_dir, env=env).start()
     b = ServerProcess(data_dir=data_dir, env=env).start()
     try:
-        on_a = await connect(a, clients)
-        await on_a.message(LONG_Q)
-        await on_a.until(lambda e: e["type"] == "text-delta")
+        on_a, _ = await streaming(a, clients)
         on_b = await connect(b, clients, on_a.session_id)
         await on_b.until(lambda e: e["type"] == "text-delta")
         await asyncio.to_thread(redis.restart)
