@@ -9,12 +9,17 @@
  * partchat WebSocket wire protocol (/ws, JSON text frames). Single source of truth: the server validates client frames against $defs.ClientFrame, tests validate server events against $defs.ServerEvent, and frontend/src/protocol/generated.ts is generated from this file (npm run gen:protocol). See docs/protocol.md.
  */
 export type ProtocolFrame = ClientFrame | ServerEvent;
-export type ClientFrame = HelloFrame | MessageFrame | StopFrame | PingFrame;
+export type ClientFrame = HelloFrame | MessageFrame | StopFrame | PingFrame | FeedbackFrame;
 export type SessionId = string;
 /**
  * Per-session event number; grows by one per session event.
  */
 export type Seq = number;
+export type TurnId = string;
+/**
+ * A shopper's rating of one answer.
+ */
+export type Rating = "up" | "down";
 export type ServerEvent =
   | ReadyEvent
   | StartEvent
@@ -25,9 +30,9 @@ export type ServerEvent =
   | DataContextEvent
   | FinishEvent
   | ErrorEvent
-  | PongEvent;
+  | PongEvent
+  | FeedbackSavedEvent;
 export type ApplianceType = "refrigerator" | "dishwasher" | null;
-export type TurnId = string;
 export type FinishReason = "stop" | "aborted" | "error" | "length";
 export type ErrorCode =
   | "bad_frame"
@@ -39,7 +44,8 @@ export type ErrorCode =
   | "llm_unavailable"
   | "internal"
   | "storage_unavailable"
-  | "turn_elsewhere";
+  | "turn_elsewhere"
+  | "not_found";
 
 /**
  * First frame on every connection. sessionId null starts a new session; lastSeq is the highest seq the client has applied (null: none, e.g. after a page reload).
@@ -65,6 +71,15 @@ export interface StopFrame {
 }
 export interface PingFrame {
   type: "ping";
+}
+/**
+ * Rate the answer of a finished turn of this session. Idempotent: sending it again stores nothing new; a different rating or reason replaces the stored one. The server answers feedback_saved, or error not_found when the session has no such finished turn.
+ */
+export interface FeedbackFrame {
+  type: "feedback";
+  turnId: TurnId;
+  rating: Rating;
+  reason?: string;
 }
 /**
  * Answer to hello. seq is the session's current last seq (not a new one). resumed is false when a new session was started (no id, or an unknown one). Events after the client's lastSeq are replayed right after it.
@@ -97,6 +112,7 @@ export interface HistoryMessage {
   turnId: TurnId;
   status?: "complete" | "partial" | "failed" | "interrupted";
   toolOutputs?: ToolOutput[];
+  feedback?: Feedback;
 }
 /**
  * A tool result stored with an assistant message (see docs/tool-results.md for the shapes).
@@ -107,6 +123,13 @@ export interface ToolOutput {
   output: {
     [k: string]: unknown | undefined;
   };
+}
+/**
+ * Assistant messages: the shopper's stored rating, when there is one.
+ */
+export interface Feedback {
+  rating: Rating;
+  reason?: string;
 }
 /**
  * The turn running right now in this session, if any.
@@ -196,4 +219,13 @@ export interface ErrorEvent {
 export interface PongEvent {
   type: "pong";
   seq?: Seq | null;
+}
+/**
+ * The rating of turnId is stored. Not part of the session's event stream.
+ */
+export interface FeedbackSavedEvent {
+  type: "feedback_saved";
+  turnId: TurnId;
+  rating: Rating;
+  reason?: string;
 }
