@@ -182,12 +182,18 @@ def create_app(
             Collector.install()
             tasks.append(asyncio.create_task(Collector(services.engine.busy).run()))
         try:
-            yield
+            async with mcp.run() if mcp is not None else contextlib.nullcontext():
+                yield
         finally:
             for task in tasks:
                 task.cancel()
             await close_services(services)
 
+    mcp = None
+    if settings.mcp:
+        from partchat.mcp_http import mcp_http
+
+        mcp = mcp_http(settings, lambda: app.state.services.toolbox)
     static_dir = settings.static_dir or default_static_dir()
     routes: list[BaseRoute] = [
         Route("/health", http_api.health),
@@ -196,6 +202,7 @@ def create_app(
         Route("/api/chat", http_api.chat, methods=["POST"]),
         Route("/api/sessions/{session_id}", http_api.get_session),
         WebSocketRoute("/ws", ws_endpoint),
+        *([mcp.route] if mcp is not None else []),
         *_frontend_routes(static_dir),
     ]
     app = Starlette(

@@ -64,6 +64,10 @@ class Settings:
     db_pool_min: int = 1
     db_pool_max: int = 10
     db_timeout_s: float = 5.0
+    # /mcp: the tools over MCP Streamable HTTP (partchat.mcp_http); with a token, requests
+    # need ``Authorization: Bearer <token>``. Never logged.
+    mcp: bool = False
+    mcp_token: str | None = field(default=None, repr=False)
 
     @property
     def llm_kind(self) -> Literal["openai", "offline"]:
@@ -121,6 +125,8 @@ class Settings:
             db_pool_min=pool_min,
             db_pool_max=pool_max,
             db_timeout_s=_float(e, "PARTCHAT_DB_TIMEOUT_S", 5.0),
+            mcp=_choice(e, "PARTCHAT_MCP", "off", ("on", "off")) == "on",
+            mcp_token=e.get("PARTCHAT_MCP_TOKEN", "").strip() or None,
         )
 
 
