@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from partchat.ws import ws_endpoint
@@ -157,6 +157,20 @@ def _frontend_routes(static_dir: Path) -> list[BaseRoute]:
     ]
 
 
+_ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+async def _mcp_off(request: Request) -> Response:
+    """``/mcp`` while ``PARTCHAT_MCP`` is off: a 404 that says why (not the frontend's 405)."""
+    return JSONResponse(
+        {
+            "error": "not_found",
+            "message": "MCP is off on this server; start it with PARTCHAT_MCP=on",
+        },
+        404,
+    )
+
+
 def create_app(
     settings: Settings, *, chat_model: BaseChatModel | None = None, own_process: bool = False
 ) -> Starlette:
@@ -202,7 +216,7 @@ def create_app(
         Route("/api/chat", http_api.chat, methods=["POST"]),
         Route("/api/sessions/{session_id}", http_api.get_session),
         WebSocketRoute("/ws", ws_endpoint),
-        *([mcp.route] if mcp is not None else []),
+        mcp.route if mcp is not None else Route("/mcp", _mcp_off, methods=_ANY_METHOD),
         *_frontend_routes(static_dir),
     ]
     app = Starlette(
