@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.support.mcp_calls import check_bad_input, check_calls, check_listing
+from tests.support.mcp_calls import CHECKS
 from tests.support.servers import ServerProcess, prepare_data_dir
 
 TOKEN = "test-token-8f1c2d"
@@ -55,26 +55,15 @@ async def http_client(server: ServerProcess, mode: str) -> AsyncIterator[Client]
 MODES = ["auto", "legacy"]
 
 
+@pytest.mark.parametrize("check", CHECKS)
 @pytest.mark.parametrize("mode", MODES)
-async def test_lists_the_contracts(mcp_server: ServerProcess, mode: str) -> None:
-    async with http_client(mcp_server, mode) as client:
-        await check_listing(client)
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_each_tool_answers_from_the_catalog(
-    mcp_server: ServerProcess, catalog_db: Path, mode: str
+async def test_tools_over_http(
+    mcp_server: ServerProcess, catalog_db: Path, mode: str, check: str
 ) -> None:
+    """The listing equals tools/*.json; the six tools answer as the Toolbox does; bad
+    input is the agent's error result."""
     async with http_client(mcp_server, mode) as client:
-        await check_calls(client, catalog_db)
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_bad_input_is_the_agents_error_result(
-    mcp_server: ServerProcess, catalog_db: Path, mode: str
-) -> None:
-    async with http_client(mcp_server, mode) as client:
-        await check_bad_input(client, catalog_db)
+        await CHECKS[check](client, catalog_db)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.support.mcp_calls import PART, check_bad_input, check_calls, check_listing
+from tests.support.mcp_calls import CHECKS, PART
 from tests.support.servers import prepare_data_dir
 
 
@@ -36,19 +36,12 @@ def data_dir(tmp_path: Path, catalog_db: Path) -> Path:
     return prepare_data_dir(tmp_path / "var", catalog_db)
 
 
-async def test_lists_the_contracts(data_dir: Path) -> None:
+@pytest.mark.parametrize("check", CHECKS)
+async def test_tools_over_stdio(data_dir: Path, catalog_db: Path, check: str) -> None:
+    """The listing equals tools/*.json; the six tools answer as the Toolbox does; bad
+    input is the agent's error result."""
     async with stdio_client(data_dir) as client:
-        await check_listing(client)
-
-
-async def test_each_tool_answers_from_the_catalog(data_dir: Path, catalog_db: Path) -> None:
-    async with stdio_client(data_dir) as client:
-        await check_calls(client, catalog_db)
-
-
-async def test_bad_input_is_the_agents_error_result(data_dir: Path, catalog_db: Path) -> None:
-    async with stdio_client(data_dir) as client:
-        await check_bad_input(client, catalog_db)
+        await CHECKS[check](client, catalog_db)
 
 
 @pytest.mark.slow

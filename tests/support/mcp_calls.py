@@ -4,6 +4,7 @@ each of the six tools answers with real catalog data, bad input is the agent's e
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ async def toolbox_results(catalog_db: Path, calls: dict[str, Any]) -> dict[str, 
         await catalog.close()
 
 
-async def check_listing(client: Client) -> None:
+async def check_listing(client: Client, catalog_db: Path) -> None:
     tools = {t.name: t for t in (await client.list_tools()).tools}
     contracts = contract_files()
     assert sorted(tools) == sorted(contracts) and len(tools) == 6
@@ -104,3 +105,11 @@ async def check_bad_input(client: Client, catalog_db: Path) -> None:
     assert expected["get_part_details"]["error"]["code"] == "invalid_input"
     assert expected["get_part_details"]["error"]["errors"][0]["path"] == "/partNumber"
     assert expected["no_such_tool"]["error"]["code"] == "unknown_tool"
+
+
+# Each check over one client: the listing, the six tools, bad input.
+CHECKS: dict[str, Callable[[Client, Path], Awaitable[None]]] = {
+    "listing": check_listing,
+    "calls": check_calls,
+    "bad_input": check_bad_input,
+}
