@@ -73,6 +73,8 @@ def mcp_http(settings: Settings, toolbox: Callable[[], Toolbox]) -> McpHttp:
     manager = StreamableHTTPSessionManager(
         app=build_server(toolbox, shared_schema()), json_response=True, stateless=True
     )
+    if settings.log_level != "debug":  # stateless: it logs "Terminating session" per call
+        logging.getLogger("mcp.server.streamable_http").setLevel(logging.WARNING)
     endpoint: ASGIApp = StreamableHTTPASGIApp(manager)
     if settings.mcp_token is not None:
         endpoint = BearerGuard(endpoint, settings.mcp_token)
