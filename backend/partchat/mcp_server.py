@@ -26,7 +26,7 @@ from mcp.server.context import ServerRequestContext
 
 from partchat import __version__
 from partchat.settings import Settings
-from partchat.toolbox import SHARED_FILE, Contract, Toolbox
+from partchat.toolbox import SHARED_FILE, Contract, ContractError, Toolbox
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def bundle_output_schema(schema: dict[str, Any], shared: dict[str, Any]) -> dict
     own, defs = bundled.get("$defs", {}), shared.get("$defs", {})
     clash = own.keys() & defs.keys()
     if clash:  # the contracts are ours: a clash is a bug to fix there
-        raise ValueError(f"output $defs {sorted(clash)} clash with {SHARED_FILE}")
+        raise ContractError(f"output $defs {sorted(clash)} clash with {SHARED_FILE}")
     bundled["$defs"] = {**defs, **own}
     return bundled
 

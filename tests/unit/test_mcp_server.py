@@ -15,7 +15,7 @@ from referencing import Registry
 from partchat.mcp_server import build_server, bundle_output_schema, call_result, mcp_tools
 from partchat.mcp_server import shared_schema as load_shared
 from partchat.tool_impls import IMPLEMENTATIONS, ToolImpl
-from partchat.toolbox import Contract, Toolbox, load_contracts
+from partchat.toolbox import Contract, ContractError, Toolbox, load_contracts
 
 CARD = {
     "partNumber": "PS3406971",
@@ -79,7 +79,7 @@ def test_a_def_clashing_with_the_shared_ones_is_refused(shared: dict[str, Any]) 
         "$defs": {"PartCard": {}},
         "properties": {"part": {"$ref": f"{shared['$id']}#/$defs/PartCard"}},
     }
-    with pytest.raises(ValueError, match="PartCard"):
+    with pytest.raises(ContractError, match="PartCard"):
         bundle_output_schema(schema, shared)
 
 
