@@ -15,6 +15,11 @@ GENERAL_GUIDE = "general"
 Rows = dict[str, list[Row]]
 
 
+def _rec(row: Row) -> dict[str, Any]:
+    """The record of a row that passed its schema (rows reach here only then)."""
+    return row["record"] or {}
+
+
 def _error(row: Row, field: str, message: str) -> RowError:
     return RowError(file=row["file"], line=row["line"], field=field, message=message)
 
@@ -29,7 +34,7 @@ def _unique(
     first: dict[Any, Row] = {}
     errors: list[RowError] = []
     for row in rows:
-        k = key(row["record"])
+        k = key(_rec(row))
         if k in first:
             errors.append(_error(row, field, f"duplicate {what}, first at {_where(first[k])}"))
         else:
@@ -48,9 +53,9 @@ def cross_errors(rows: Rows) -> list[RowError]:
     errors += more
     errors += _compat_errors(rows.get("compatibility", []), parts, models)
     types = {
-        (app, phrase_key(row["record"]["part_type"]))
+        (app, phrase_key(_rec(row)["part_type"]))
         for row in parts.values()
-        for app in row["record"]["appliances"]
+        for app in _rec(row)["appliances"]
     }
     symptoms, more = _unique(
         rows.get("symptoms", []),
@@ -60,13 +65,13 @@ def cross_errors(rows: Rows) -> list[RowError]:
     )
     errors += more
     for row in symptoms.values():
-        rec = row["record"]
+        rec = _rec(row)
         for i, ptype in enumerate(rec["part_types"]):
             if (rec["appliance"], phrase_key(ptype)) not in types:
                 msg = f"unknown part type {ptype!r}: no {rec['appliance']} part has it"
                 errors.append(_error(row, f"part_types.{i}", msg))
     for row in parts.values():
-        rec = row["record"]
+        rec = _rec(row)
         for i, label in enumerate(rec.get("symptoms", [])):
             if not any((app, phrase_key(label)) in symptoms for app in rec["appliances"]):
                 msg = f"unknown symptom {label!r} for {' or '.join(rec['appliances'])}"
@@ -81,7 +86,7 @@ def cross_errors(rows: Rows) -> list[RowError]:
     known_types = {t for _app, t in types}
     for key, row in guides.items():
         if key != GENERAL_GUIDE and key not in known_types:
-            ptype = row["record"]["part_type"]
+            ptype = _rec(row)["part_type"]
             errors.append(_error(row, "part_type", f"unknown part type {ptype!r}: no part has it"))
     return sorted(errors, key=lambda e: (e["file"], e["line"]))
 
@@ -92,7 +97,7 @@ def _compat_errors(
     errors: list[RowError] = []
     seen: dict[tuple[str, str], Row] = {}
     for row in rows:
-        rec = row["record"]
+        rec = _rec(row)
         pkey, mkey = number_key(rec["part_number"]), model_key(rec["model_number"])
         part, model = parts.get(pkey), models.get(mkey)
         if part is None:
@@ -105,8 +110,8 @@ def _compat_errors(
             errors.append(_error(row, "", f"duplicate pair, first at {_where(seen[pkey, mkey])}"))
             continue
         seen[pkey, mkey] = row
-        appliance = model["record"]["appliance"]
-        if appliance not in part["record"]["appliances"]:
+        appliance = _rec(model)["appliance"]
+        if appliance not in _rec(part)["appliances"]:
             msg = f"model {rec['model_number']!r} is a {appliance}; the part is not for one"
             errors.append(_error(row, "model_number", msg))
     return errors

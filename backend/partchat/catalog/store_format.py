@@ -44,7 +44,8 @@ class RowError(TypedDict):
 class Row(TypedDict):
     file: str
     line: int
-    record: dict[str, Any]
+    record: dict[str, Any] | None  # None: unreadable, ``error`` says why
+    error: RowError | None
 
 
 @cache
@@ -80,16 +81,20 @@ def _file_error(name: str, message: str) -> RowError:
     return RowError(file=name, line=0, field="", message=message)
 
 
-def read_rows(path: Path, kind: str) -> Iterator[Row | RowError]:
+def _failed(error: RowError) -> Row:
+    return Row(file=error["file"], line=error["line"], record=None, error=error)
+
+
+def read_rows(path: Path, kind: str) -> Iterator[Row]:
     """Each row of ``path`` as a record (not yet schema-checked), or the error that kept
     it from being read."""
     if path.stat().st_size > MAX_FILE_BYTES:
-        yield _file_error(path.name, f"larger than {MAX_FILE_BYTES // 2**20} MiB")
+        yield _failed(_file_error(path.name, f"larger than {MAX_FILE_BYTES // 2**20} MiB"))
         return
     try:
         text = path.read_text("utf-8-sig")
     except UnicodeDecodeError as exc:
-        yield _file_error(path.name, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        yield _failed(_file_error(path.name, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
         return
     if path.suffix == ".jsonl":
         yield from _jsonl_rows(path.name, text)
@@ -97,53 +102,53 @@ def read_rows(path: Path, kind: str) -> Iterator[Row | RowError]:
         yield from _csv_rows(path.name, text, kind)
 
 
-def _jsonl_rows(name: str, text: str) -> Iterator[Row | RowError]:
+def _jsonl_rows(name: str, text: str) -> Iterator[Row]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
         except json.JSONDecodeError as exc:
-            yield RowError(file=name, line=number, field="", message=f"not JSON: {exc.msg}")
+            yield _failed(
+                RowError(file=name, line=number, field="", message=f"not JSON: {exc.msg}")
+            )
             continue
         if not isinstance(value, dict):
-            yield RowError(file=name, line=number, field="", message="not a JSON object")
+            yield _failed(RowError(file=name, line=number, field="", message="not a JSON object"))
             continue
-        yield Row(file=name, line=number, record=value)
+        yield Row(file=name, line=number, record=value, error=None)
 
 
-def _csv_rows(name: str, text: str, kind: str) -> Iterator[Row | RowError]:
+def _csv_rows(name: str, text: str, kind: str) -> Iterator[Row]:
     properties: dict[str, Any] = schema(kind)["properties"]
     reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None)
     if header is None:
-        yield _file_error(name, "empty: a CSV file needs a header row")
+        yield _failed(_file_error(name, "empty: a CSV file needs a header row"))
         return
     columns = [c.strip() for c in header]
     unknown = [c for c in columns if c not in properties]
     if unknown:
         allowed = ", ".join(properties)
         for col in unknown:
-            yield RowError(file=name, line=1, field=col, message=f"unknown column ({allowed})")
+            yield _failed(
+                RowError(file=name, line=1, field=col, message=f"unknown column ({allowed})")
+            )
         return
     for cells in reader:
         number = reader.line_num
         if not any(c.strip() for c in cells):
             continue
         if len(cells) != len(columns):
-            yield RowError(
-                file=name,
-                line=number,
-                field="",
-                message=f"{len(cells)} cells, the header has {len(columns)}",
-            )
+            msg = f"{len(cells)} cells, the header has {len(columns)}"
+            yield _failed(RowError(file=name, line=number, field="", message=msg))
             continue
         record: dict[str, Any] = {}
         for col, cell in zip(columns, cells, strict=True):
             cell = cell.strip()
             if cell:
                 record[col] = _cell_value(cell, properties[col])
-        yield Row(file=name, line=number, record=record)
+        yield Row(file=name, line=number, record=record, error=None)
 
 
 def _cell_value(cell: str, prop: dict[str, Any]) -> Any:
@@ -168,14 +173,15 @@ def _cell_value(cell: str, prop: dict[str, Any]) -> Any:
 def schema_errors(row: Row, kind: str) -> list[RowError]:
     """Every way the record breaks its kind's schema, one error per field."""
     out: list[RowError] = []
-    for err in sorted(validator(kind).iter_errors(row["record"]), key=lambda e: list(e.path)):
+    record = row["record"] or {}
+    for err in sorted(validator(kind).iter_errors(record), key=lambda e: list(e.path)):
         field = ".".join(str(p) for p in err.absolute_path)
         if err.validator == "required":
             missing = err.message.split("'")[1] if "'" in err.message else ""
             field, message = missing, "required"
         elif err.validator == "additionalProperties":
             message = f"unknown field ({', '.join(schema(kind)['properties'])})"
-            field = ",".join(sorted(set(row["record"]) - set(schema(kind)["properties"])))
+            field = ",".join(sorted(set(record) - set(schema(kind)["properties"])))
         else:
             message = err.message
         out.append(RowError(file=row["file"], line=row["line"], field=field, message=message))

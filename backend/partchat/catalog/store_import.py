@@ -58,13 +58,13 @@ def validate(src: Path) -> tuple[Rows, list[RowError]]:
     for kind, path in files.items():
         rows[kind] = []
         for item in read_rows(path, kind):
-            if "record" not in item:
-                errors.append(item)  # type: ignore[arg-type]
+            if item["error"] is not None:
+                errors.append(item["error"])
                 continue
-            row_errors = schema_errors(item, kind)  # type: ignore[arg-type]
+            row_errors = schema_errors(item, kind)
             errors += row_errors
             if not row_errors:
-                rows[kind].append(item)  # type: ignore[arg-type]
+                rows[kind].append(item)
     if not errors:
         errors = cross_errors(rows)
     return rows, errors
@@ -89,7 +89,7 @@ def import_catalog(src: Path, db_path: Path) -> CatalogStats:
 
 
 def _records(rows: Rows, kind: str) -> list[dict[str, Any]]:
-    return [r["record"] for r in rows.get(kind, [])]
+    return [r["record"] for r in rows.get(kind, []) if r["record"] is not None]
 
 
 def write_normalised(rows: Rows, out: Path) -> None:
