@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import EXAMPLE_CATALOG
+from tests.support.store_catalog import minimal_store, write_kind, write_store
 
 from partchat import cli
 from partchat.catalog import build, build_catalog, needs_build
@@ -24,8 +26,6 @@ from partchat.catalog.store_import import (
     validate,
 )
 from partchat.nlu import store as nlu_store
-from tests.conftest import EXAMPLE_CATALOG
-from tests.support.store_catalog import minimal_store, write_kind, write_store
 
 Store = dict[str, list[dict[str, Any]]]
 
