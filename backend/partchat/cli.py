@@ -121,7 +121,14 @@ def _catalog(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(stats, indent=2))
         return 0
     if args.catalog_command == "stats":
-        if catalog.needs_build(settings.catalog_path):
+        from partchat.catalog.build import ImportedCatalogOutdated
+
+        try:
+            stale = catalog.needs_build(settings.catalog_path)
+        except ImportedCatalogOutdated as exc:
+            print(f"partchat: {exc}", file=sys.stderr)
+            return 1
+        if stale:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
             catalog.build_catalog(None, settings.catalog_path)
         result = asyncio.run(catalog.catalog_stats(settings.catalog_path))

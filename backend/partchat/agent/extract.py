@@ -248,14 +248,14 @@ def referenced_part(
     return pointed
 
 
-def _pointed(listing: str, text: str, numbers: re.Pattern[str]) -> str | None:
+def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
     """The part of ``listing`` that ``text`` points at, by price, position or name."""
     items: dict[str, str] = {}  # part number -> the line that names it
     prices: dict[str, float] = {}
     for line in listing.splitlines():
         bold = _BOLD.findall(line)
         price = _PRICE.search(line)
-        for ps in numbers.findall(line):
+        for ps in pattern.findall(line):
             items.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
             if price and ps not in prices:
                 prices[ps] = float(price[1].replace(",", ""))
