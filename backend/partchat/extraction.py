@@ -104,7 +104,7 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
     parts: list[str] = []
     unknown_parts: list[str] = []
     models: list[ModelMention] = []
-    shape = catalog.part_number_pattern()
+    shape = await catalog.part_number_pattern()
     for token, before in _candidates(text):
         if _PS.match(token) or shape.fullmatch(token):
             part = await catalog.get_part(token)

@@ -301,7 +301,7 @@ async def _extract_with_confirmation(
         if len(known) == 1:  # one clear suggestion: "yes" means that model
             found["models"] = known
     if not found["part_numbers"] and not found["unknown_part_numbers"]:
-        pointed = referenced_part(messages, catalog.part_number_pattern())
+        pointed = referenced_part(messages, await catalog.part_number_pattern())
         part = await catalog.get_part(pointed) if pointed else None
         if part is not None:
             found["part_numbers"] = [part["ps_number"]]

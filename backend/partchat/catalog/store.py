@@ -199,7 +199,7 @@ class Catalog:
             catalog._number_pattern = re.compile(rf"\b(?:{shape})\b")
         return catalog
 
-    def part_number_pattern(self) -> re.Pattern[str]:
+    async def part_number_pattern(self) -> re.Pattern[str]:
         """Finds this catalog's own part numbers in text (``PS11752778``, ``AB-10234``),
         known or not: the shape the build found they share (``PS`` numbers when none)."""
         return self._number_pattern

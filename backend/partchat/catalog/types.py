@@ -155,6 +155,6 @@ class CatalogReader(Protocol):
 
     async def stats(self) -> CatalogStats: ...
 
-    def part_number_pattern(self) -> re.Pattern[str]:
+    async def part_number_pattern(self) -> re.Pattern[str]:
         """Finds the catalog's own part numbers in text, known or not."""
         ...
