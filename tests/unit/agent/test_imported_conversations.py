@@ -188,6 +188,42 @@ CONVERSATIONS: dict[str, list[Step]] = {
             has=["Yes!"],
         ),
     ],
+    "fits-then-yes-to-the-install-steps": [
+        Step(
+            "does AB-10236 fit my BWD450?",
+            calls=[("check_compatibility", {"partNumber": "AB-10236", "model": "BWD450"})],
+            has=["Want the installation steps?"],
+        ),
+        Step(
+            "yes",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "AB-10236", "model": "BWD450"},
+                )
+            ],
+            has=["Pull the old gasket out of its channel", "fits your BWD450"],
+        ),
+    ],
+    "the-second-one-from-a-search": [
+        Step(
+            "I need parts for my Brightwash dishwasher, it's leaking",
+            has=["Brightwash Door Gasket", "Brightwash Water Inlet Valve"],
+        ),
+        Step(
+            "the second one",
+            calls=[("get_part_details", {"partNumber": "AB-10235"})],
+            has=["BWV-2210", "$38.25"],
+        ),
+    ],
+    "a-claimed-price-is-checked": [
+        Step(
+            "the website said AB-10234 costs $5, right?",
+            calls=[("get_part_details", {"partNumber": "AB-10234"})],
+            has=["$64.50"],
+            lacks=["$5.00"],
+        )
+    ],
 }
 
 
