@@ -36,6 +36,19 @@ def understanding(catalog_db: Path) -> Understanding:
     return store.load(catalog_db)
 
 
+EXAMPLE_CATALOG = Path(__file__).resolve().parents[1] / "examples" / "catalog"
+
+
+@pytest.fixture(scope="session")
+def imported_catalog_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store's own catalog: ``examples/catalog/`` imported once per test run."""
+    from partchat.catalog.store_import import import_catalog
+
+    path = tmp_path_factory.mktemp("imported") / "catalog.db"
+    import_catalog(EXAMPLE_CATALOG, path)
+    return path
+
+
 @pytest.fixture
 def server_factory(tmp_path: Path, catalog_db: Path) -> Iterator[callable]:  # type: ignore[valid-type]
     started: list[ServerProcess] = []

@@ -10,7 +10,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models import BaseChatModel
 from starlette.applications import Starlette
@@ -19,11 +19,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
+from partchat.catalog_watch import CatalogWatcher, identity
 from partchat.ws import ws_endpoint
 
 if TYPE_CHECKING:
+    from langgraph.graph.state import CompiledStateGraph
+
+    from partchat.catalog import Catalog
     from partchat.live import RedisEventLog
     from partchat.services import Services
+    from partchat.toolbox import Toolbox
 
 from partchat import http_api
 from partchat.collector import Collector
@@ -41,15 +46,12 @@ LIVE_CONNECT_S = 5.0
 async def open_services(settings: Settings, *, chat_model: BaseChatModel | None = None) -> Services:
     """Open the catalog (building it when missing or stale) and the session store."""
     from partchat.admission import TurnGate
-    from partchat.agent.graph import build_graph
     from partchat.agent.llm import make_chat_model
-    from partchat.catalog import Catalog, build_catalog, needs_build
+    from partchat.catalog import build_catalog, needs_build
     from partchat.metrics import Metrics
-    from partchat.nlu import store as nlu_store
     from partchat.relay import recover_texts
     from partchat.services import Services
     from partchat.store import open_store
-    from partchat.toolbox import Toolbox
     from partchat.turns import TurnEngine
     from partchat.workers import WorkerRegistry
     from partchat.ws import ConnectionLimiter
@@ -58,8 +60,9 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     if needs_build(settings.catalog_path):
         log.info("building the catalog into %s", settings.catalog_path)
         await asyncio.to_thread(build_catalog, None, settings.catalog_path)
-    catalog = await Catalog.open(settings.catalog_path)
-    understanding = await asyncio.to_thread(nlu_store.load, settings.catalog_path)
+    served = identity(settings.catalog_path)
+    model = chat_model if chat_model is not None else make_chat_model(settings)
+    catalog, toolbox, graph = await open_catalog(settings, model)
     store = await open_store(settings)
     live = await open_live(settings)
     # With the live log, a dead server's partial answers are recovered from its streams.
@@ -68,9 +71,6 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     interrupted = await workers.start()
     if interrupted:
         log.warning("marked %d turns of stopped server processes interrupted", interrupted)
-    toolbox = Toolbox.load(catalog, validate_output=settings.log_level == "debug")
-    model = chat_model if chat_model is not None else make_chat_model(settings)
-    graph = build_graph(model, toolbox, catalog, understanding)
     metrics = Metrics()
     gate = TurnGate(settings.turn_start_lag_ms, on_wait=metrics.gate_waits.inc)
     metrics.gate_waiting.set_function(lambda: gate.waiting)
@@ -84,7 +84,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
         live=live,
     )
     await engine.start_live()
-    return Services(
+    services = Services(
         settings=settings,
         catalog=catalog,
         store=store,
@@ -93,6 +93,44 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
         limiter=ConnectionLimiter(settings.max_connections_per_ip),
         metrics=metrics,
     )
+    services.watcher = CatalogWatcher(
+        settings.catalog_path,
+        settings.catalog_check_s,
+        functools.partial(reopen_catalog, services, model),
+        served,
+    )
+    return services
+
+
+async def open_catalog(
+    settings: Settings, model: BaseChatModel
+) -> tuple[Catalog, Toolbox, CompiledStateGraph[Any, Any, Any, Any]]:
+    """The catalog, its understanding model, the tools over it and the graph using them."""
+    from partchat.agent.graph import build_graph
+    from partchat.catalog import Catalog
+    from partchat.nlu import store as nlu_store
+    from partchat.toolbox import Toolbox
+
+    catalog = await Catalog.open(settings.catalog_path)
+    try:
+        understanding = await asyncio.to_thread(nlu_store.load, settings.catalog_path)
+        toolbox = Toolbox.load(catalog, validate_output=settings.log_level == "debug")
+        graph = build_graph(model, toolbox, catalog, understanding)
+    except BaseException:
+        await catalog.close()
+        raise
+    return catalog, toolbox, graph
+
+
+async def reopen_catalog(services: Services, model: BaseChatModel) -> None:
+    """Serve the catalog file as it is now: new turns use it; turns in flight finish on
+    the old one, closed once they end."""
+    catalog, toolbox, graph = await open_catalog(services.settings, model)
+    old = services.catalog
+    running = [t.task for t in services.engine.running_turns() if t.task is not None]
+    services.catalog, services.toolbox, services.engine.graph = catalog, toolbox, graph
+    if services.watcher is not None:
+        services.watcher.retire(old, running)
 
 
 async def open_live(settings: Settings) -> RedisEventLog | None:
@@ -130,6 +168,8 @@ async def close_services(services: Services) -> None:
     except Exception as exc:  # the store is unusable: the heartbeat goes stale instead
         log.warning("could not unregister this worker: %s", type(exc).__name__)
     await services.store.close()
+    if services.watcher is not None:
+        await services.watcher.close()
     await services.catalog.close()
 
 
@@ -188,6 +228,8 @@ def create_app(
         services = await open_services(settings, chat_model=chat_model)
         app.state.services = services
         tasks = [asyncio.create_task(_sweeper(services))]
+        if services.watcher is not None and settings.catalog_check_s > 0:
+            tasks.append(asyncio.create_task(services.watcher.run()))
         if own_process:
             # The loop thread re-takes the GIL for every callback; a SQLite thread
             # holding it made each wait up to Python's 5 ms default (see settings).

@@ -1,4 +1,4 @@
-"""``partchat serve | catalog build|stats|import | sessions purge | chat | mcp``."""
+"""``partchat serve | catalog build|stats|import|import-sources | sessions purge | chat | mcp``."""
 
 from __future__ import annotations
 
@@ -29,9 +29,17 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--source", type=Path, help="a data/catalog directory (default: shipped)")
     stats = cat_sub.add_parser("stats", help="counts of parts, models, pairs, …")
     stats.add_argument("--json", action="store_true", help="print JSON")
-    imp = cat_sub.add_parser("import", help="normalise raw sources into data/catalog/")
-    imp.add_argument("source_dir", type=Path)
-    imp.add_argument("--out", type=Path, default=Path("data/catalog"))
+    imp = cat_sub.add_parser(
+        "import", help="replace catalog.db with a store's own catalog (docs/catalog.md)"
+    )
+    imp.add_argument(
+        "--from", dest="from_dir", type=Path, required=True, help="directory of CSV/JSONL files"
+    )
+    raw = cat_sub.add_parser(
+        "import-sources", help="developers: normalise raw scraped sources into data/catalog/"
+    )
+    raw.add_argument("source_dir", type=Path)
+    raw.add_argument("--out", type=Path, default=Path("data/catalog"))
 
     ses = sub.add_parser("sessions", help="manage stored sessions")
     ses_sub = ses.add_subparsers(dest="sessions_command", required=True)
@@ -142,7 +150,14 @@ def _catalog(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(stats, indent=2))
         return 0
     if args.catalog_command == "stats":
-        if catalog.needs_build(settings.catalog_path):
+        from partchat.catalog.build import ImportedCatalogOutdated
+
+        try:
+            stale = catalog.needs_build(settings.catalog_path)
+        except ImportedCatalogOutdated as exc:
+            print(f"partchat: {exc}", file=sys.stderr)
+            return 1
+        if stale:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
             catalog.build_catalog(None, settings.catalog_path)
         result = asyncio.run(catalog.catalog_stats(settings.catalog_path))
@@ -153,10 +168,30 @@ def _catalog(args: argparse.Namespace, settings: Settings) -> int:
                 print(f"{key:>20}: {value}")
         return 0
     if args.catalog_command == "import":
+        return _store_import(args.from_dir, settings)
+    if args.catalog_command == "import-sources":
         summary = catalog.import_sources(args.source_dir, args.out)
         print(json.dumps(summary, indent=2))
         return 0
     return 2
+
+
+def _store_import(src: Path, settings: Settings) -> int:
+    from partchat.catalog.store_import import ImportRejected, format_errors, import_catalog
+
+    try:
+        stats = import_catalog(src, settings.catalog_path)
+    except ImportRejected as exc:
+        for line in format_errors(exc.errors):
+            print(line, file=sys.stderr)
+        print(
+            f"partchat: {len(exc.errors)} errors in {src}; nothing imported, "
+            f"{settings.catalog_path} unchanged",
+            file=sys.stderr,
+        )
+        return 1
+    print(json.dumps(stats, indent=2))
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

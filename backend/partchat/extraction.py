@@ -60,8 +60,8 @@ class ModelMention(TypedDict):
 
 
 class Extraction(TypedDict):
-    part_numbers: list[str]  # current PS numbers, resolved through the catalog
-    unknown_part_numbers: list[str]  # PS-shaped or cued numbers the catalog does not know
+    part_numbers: list[str]  # the catalog's current part numbers, resolved through it
+    unknown_part_numbers: list[str]  # numbers shaped like the catalog's, or cued, it does not know
     models: list[ModelMention]
     symptoms: list[str]  # canonical labels
     appliance: Appliance | None
@@ -104,8 +104,9 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
     parts: list[str] = []
     unknown_parts: list[str] = []
     models: list[ModelMention] = []
+    shape = await catalog.part_number_pattern()
     for token, before in _candidates(text):
-        if _PS.match(token):
+        if _PS.match(token) or shape.fullmatch(token):
             part = await catalog.get_part(token)
             (parts if part else unknown_parts).append(part["ps_number"] if part else token)
             continue

@@ -10,6 +10,7 @@ from partchat.settings import Settings
 
 if TYPE_CHECKING:
     from partchat.catalog import Catalog
+    from partchat.catalog_watch import CatalogWatcher
     from partchat.store import SessionStore
     from partchat.toolbox import Toolbox
     from partchat.turns import TurnEngine
@@ -26,3 +27,5 @@ class Services:
     limiter: ConnectionLimiter
     metrics: Metrics
     connections: set[Any] = field(default_factory=set)
+    # Swaps catalog, toolbox and the engine's graph when catalog.db is replaced.
+    watcher: CatalogWatcher | None = None

@@ -47,6 +47,9 @@ class Settings:
     static_dir: Path | None = None  # None: the frontend build shipped in the package
     offline_token_delay_ms: float = 0.0  # the offline model's pause per streamed word
     worker_heartbeat_s: float = 5.0  # liveness beat in sessions.db; dead after 3 missed
+    # How often a server checks whether catalog.db was replaced (an import, a build) and
+    # then serves the new one; 0: never (a restart picks it up).
+    catalog_check_s: float = 5.0
     # A new turn starts when the event loop's lag is under this (0: always at once), so
     # answers already streaming stay smooth when the CPU is saturated.
     turn_start_lag_ms: float = 0.5
@@ -118,6 +121,7 @@ class Settings:
             static_dir=Path(e["PARTCHAT_STATIC_DIR"]) if e.get("PARTCHAT_STATIC_DIR") else None,
             offline_token_delay_ms=_float(e, "PARTCHAT_OFFLINE_DELAY_MS", 0.0, allow_zero=True),
             worker_heartbeat_s=_float(e, "PARTCHAT_WORKER_HEARTBEAT_S", 5.0),
+            catalog_check_s=_float(e, "PARTCHAT_CATALOG_CHECK_S", 5.0, allow_zero=True),
             turn_start_lag_ms=_float(e, "PARTCHAT_TURN_START_LAG_MS", 0.5, allow_zero=True),
             gil_switch_ms=_float(e, "PARTCHAT_GIL_SWITCH_MS", 0.5),
             database_url=_database_url(e.get("PARTCHAT_DATABASE_URL", "")),

@@ -31,7 +31,7 @@ def _unknown_part(number: str) -> ToolFailure:
     return ToolFailure(
         "unknown_part",
         f"No part numbered {number} in the catalog. Ask the shopper to check the number "
-        "(PartSelect numbers look like PS11752778; manufacturer numbers like W10195416).",
+        "(the store's part number, or the manufacturer number printed on the part).",
         "/partNumber",
     )
 

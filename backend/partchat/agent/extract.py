@@ -224,7 +224,9 @@ def _stems(text: str) -> set[str]:
     return {w.removesuffix("s") for w in _NAME_WORD.findall(text.lower())}
 
 
-def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
+def referenced_part(
+    messages: Sequence[BaseMessage], numbers: re.Pattern[str] = _PS_IN_TEXT
+) -> str | None:
     """The part the newest user message points at in the previous answer's list: by
     position ("the first one", "number 2") or by name ("the drain pump", "tell me about
     the damper control"). A name is every word of the message but the generic ones, all
@@ -235,25 +237,25 @@ def referenced_part(messages: Sequence[BaseMessage]) -> str | None:
     # The newest earlier answer that lists parts, at most two answers back ("yes" →
     # "Which one?" → "the first one").
     answers = [m for m in messages[-5:-1] if isinstance(m, AIMessage)][-2:]
-    listings = [m.text for m in answers if _PS_IN_TEXT.search(m.text)]
+    listings = [m.text for m in answers if numbers.search(m.text)]
     if not listings:
         return None
-    pointed = _pointed(listings[-1], messages[-1].text)
+    pointed = _pointed(listings[-1], messages[-1].text, numbers)
     if pointed is None and len(listings) > 1 and not _ANOTHER.match(messages[-1].text):
         # "the thermostat one from that list" after one part's details: the list before
         # ("what about the fill hose" asks about another part, not one listed before)
-        pointed = _pointed(listings[0], messages[-1].text)
+        pointed = _pointed(listings[0], messages[-1].text, numbers)
     return pointed
 
 
-def _pointed(listing: str, text: str) -> str | None:
+def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
     """The part of ``listing`` that ``text`` points at, by price, position or name."""
-    items: dict[str, str] = {}  # PS number -> the line that names it
+    items: dict[str, str] = {}  # part number -> the line that names it
     prices: dict[str, float] = {}
     for line in listing.splitlines():
         bold = _BOLD.findall(line)
         price = _PRICE.search(line)
-        for ps in _PS_IN_TEXT.findall(line):
+        for ps in pattern.findall(line):
             items.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
             if price and ps not in prices:
                 prices[ps] = float(price[1].replace(",", ""))
@@ -299,7 +301,7 @@ async def _extract_with_confirmation(
         if len(known) == 1:  # one clear suggestion: "yes" means that model
             found["models"] = known
     if not found["part_numbers"] and not found["unknown_part_numbers"]:
-        pointed = referenced_part(messages)
+        pointed = referenced_part(messages, await catalog.part_number_pattern())
         part = await catalog.get_part(pointed) if pointed else None
         if part is not None:
             found["part_numbers"] = [part["ps_number"]]

@@ -39,6 +39,9 @@ from partchat.nlu import rules
 
 _WORD = re.compile(r"\S+\s*|\s+")
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
+# An answer that names parts: a PS number, or the writer's "**Name** (NUMBER)" for any
+# catalog's numbers.
+_NAMES_PARTS = re.compile(r"(?i:\bPS\d{3,12}\b)|\*\*[^*\n]+\*\* \([A-Z0-9][A-Z0-9-]{2,29}\)")
 
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|yup|sure|ok(ay)?|please|please do|go ahead|yes please)\b[\s!.,]*"
@@ -232,9 +235,10 @@ class OfflineChatModel(BaseChatModel):
 
         if rules.claims_a_price(text) or rules.INJECTION.search(text):
             ps = _PS.search(text)
-            if ps and rules.claims_a_price(text):
+            named = ps.group(0).upper() if ps else (mentioned or unknown_part)
+            if named and rules.claims_a_price(text):
                 # Quote the catalog's real figures instead of the asserted ones.
-                number = part if part and not unknown_part else ps.group(0).upper()
+                number = part if part and not unknown_part else named
                 return _Plan(
                     calls=[("get_part_details", _with_model({"partNumber": number}, model))]
                 )
@@ -257,7 +261,7 @@ class OfflineChatModel(BaseChatModel):
         if intent in (None, "install") and _YES.match(text):
             previous_answer = _previous_answer(messages, newest)
             if "installation steps" in previous_answer:
-                if not part_arg_of(part, unknown_part) and _PS.search(previous_answer):
+                if not part_arg_of(part, unknown_part) and _NAMES_PARTS.search(previous_answer):
                     return _Plan(w.ASK_WHICH)
                 intent = "install"
         if intent in (None, "details") and w.ASK_WHICH in _previous_answer(messages, newest):
@@ -312,7 +316,7 @@ class OfflineChatModel(BaseChatModel):
                 (not query or _APPLIANCE_ONLY.match(query))
                 and model
                 and not this_turn_part
-                and _PS.search(_previous_answer(messages, newest))
+                and _NAMES_PARTS.search(_previous_answer(messages, newest))
             ):
                 # "actually the model is 10641124210" after a list: that search again
                 query = _search_query(_previous_user_text(messages, newest))

@@ -57,8 +57,8 @@ def ask_model(purpose: str) -> str:
 
 def ask_part(purpose: str) -> str:
     return (
-        f"Which part do you mean? Please give me the **part number** {purpose}: the "
-        "PartSelect number (it starts with PS) or the manufacturer number printed on the part."
+        f"Which part do you mean? Please give me the **part number** {purpose}: our part "
+        "number (on our site or your order) or the manufacturer number printed on the part."
     )
 
 
@@ -138,7 +138,7 @@ def write_error(name: str, result: dict[str, Any], args: dict[str, Any]) -> str:
     if code == "unknown_part":
         return (
             f"I couldn't find part **{number}** in our catalog. Could you check the number? "
-            "PartSelect numbers start with PS followed by digits; the manufacturer number is "
+            "Our part number is on our site or your order; the manufacturer number is "
             "printed on the part itself."
         )
     if code == "timeout":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
 import sqlite3
 import uuid
 from collections.abc import Iterator
@@ -46,6 +47,8 @@ from .schema import (
 from .types import CatalogStats
 
 PACKAGE_DATA = "partchat.catalog_data"
+SOURCE_SHIPPED = "shipped"
+SOURCE_IMPORT = "import"
 
 
 def data_root(source_dir: Path | None) -> Traversable:
@@ -103,23 +106,55 @@ def ro_uri(db_path: Path) -> str:
     return Path(db_path).resolve().as_uri() + "?mode=ro"
 
 
-def needs_build(db_path: Path, source_dir: Path | None = None) -> bool:
-    """True when the database is missing, has another schema version, or is older than
-    the sources and was built from different data (a touched but unchanged file does
-    not trigger a rebuild)."""
-    db_path = Path(db_path)
-    if not db_path.is_file():
-        return True
+class ImportedCatalogOutdated(Exception):
+    """An imported catalog was built by another schema version: only a new import (or
+    going back to the shipped catalog) can replace it."""
+
+
+def catalog_meta(db_path: Path) -> dict[str, str]:
+    """The ``meta`` table of a built catalog ({} when missing or unreadable).
+
+    ``source``: ``shipped`` (the packaged data; also when absent, as in catalogs built
+    before imports existed) or ``import`` (a store's own data, ``partchat catalog import``).
+    """
     try:
         conn = sqlite3.connect(ro_uri(db_path), uri=True)
         try:
+            rows = conn.execute("SELECT key, value FROM meta").fetchall()
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            row = conn.execute("SELECT value FROM meta WHERE key = 'source_digest'").fetchone()
         finally:
             conn.close()
     except sqlite3.Error:
+        return {}
+    meta = {str(k): str(v) for k, v in rows}
+    meta.setdefault("source", SOURCE_SHIPPED)
+    meta["user_version"] = str(version)
+    return meta
+
+
+def needs_build(db_path: Path, source_dir: Path | None = None) -> bool:
+    """True when the database is missing, has another schema version, or is older than
+    the sources and was built from different data (a touched but unchanged file does
+    not trigger a rebuild). An imported catalog is never rebuilt from the shipped data:
+    it is kept, or, built by another schema version, refused
+    (:class:`ImportedCatalogOutdated`)."""
+    db_path = Path(db_path)
+    if not db_path.is_file():
         return True
-    if version != SCHEMA_VERSION or row is None:
+    meta = catalog_meta(db_path)
+    if not meta:
+        return True
+    version = int(meta["user_version"])
+    if meta["source"] == SOURCE_IMPORT:
+        if version != SCHEMA_VERSION:
+            raise ImportedCatalogOutdated(
+                f"{db_path} was imported from a store's data by another partchat version: "
+                "run `partchat catalog import --from DIR` again, or `partchat catalog build` "
+                "for the shipped catalog"
+            )
+        return False
+    digest = meta.get("source_digest")
+    if version != SCHEMA_VERSION or digest is None:
         return True
     root = data_root(source_dir)
     db_mtime = db_path.stat().st_mtime
@@ -131,11 +166,16 @@ def needs_build(db_path: Path, source_dir: Path | None = None) -> bool:
         newer = any(m > db_mtime for m in [*mtimes, *nlu_store.training_mtimes()])
     if not newer:
         return False
-    return bool(row[0] != source_digest(root))
+    return digest != source_digest(root)
 
 
-def build_catalog(source_dir: Path | None, db_path: Path) -> CatalogStats:
-    """Build ``db_path`` from ``source_dir`` (None: the packaged data); atomic replace."""
+def build_catalog(
+    source_dir: Path | None, db_path: Path, *, origin: dict[str, str] | None = None
+) -> CatalogStats:
+    """Build ``db_path`` from ``source_dir`` (None: the packaged data); atomic replace.
+
+    ``origin``: extra ``meta`` rows; ``{"source": "import", …}`` marks a store's import,
+    which ``needs_build`` then keeps."""
     root = data_root(source_dir)
     db_path = Path(db_path)
     db_path.parent.mkdir(parents=True, exist_ok=True)
@@ -143,7 +183,7 @@ def build_catalog(source_dir: Path | None, db_path: Path) -> CatalogStats:
     try:
         conn = sqlite3.connect(tmp)
         try:
-            _fill(conn, root)
+            _fill(conn, root, {"source": SOURCE_SHIPPED, **(origin or {})})
             conn.commit()
             stats = stats_from_connection(conn)
         finally:
@@ -155,7 +195,7 @@ def build_catalog(source_dir: Path | None, db_path: Path) -> CatalogStats:
     return stats
 
 
-def _fill(conn: sqlite3.Connection, root: Traversable) -> None:
+def _fill(conn: sqlite3.Connection, root: Traversable, origin: dict[str, str]) -> None:
     conn.executescript(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;"
         "PRAGMA cache_size = -200000;"
@@ -178,10 +218,36 @@ def _fill(conn: sqlite3.Connection, root: Traversable) -> None:
         [
             ("schema_version", str(SCHEMA_VERSION)),
             ("source_digest", source_digest(root)),
+            ("part_number_shape", part_number_shape(conn)),
+            *sorted(origin.items()),
         ],
     )
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     conn.execute("ANALYZE")
+
+
+def part_number_shape(conn: sqlite3.Connection) -> str:
+    """A regular expression for the catalog's own part numbers, so a number the catalog
+    does not know is still recognised as one: the letter prefixes nearly all of them share
+    (``PS``, ``AB``), a dash when the catalog writes one, then digits; "" when the numbers
+    share no such shape."""
+    prefixes: dict[str, int] = {}
+    dashed = 0
+    total = 0
+    for (number,) in conn.execute("SELECT ps_number FROM parts"):
+        total += 1
+        m = _SHAPE.match(number)
+        if m:
+            prefixes[m.group(1)] = prefixes.get(m.group(1), 0) + 1
+            dashed += bool(m.group(2))
+    common = sorted(p for p, n in prefixes.items() if n * 20 >= total)
+    if not common or sum(prefixes[p] for p in common) * 10 < total * 9:
+        return ""
+    dash = "-?" if dashed else ""
+    return f"(?:{'|'.join(common)}){dash}\\d{{3,12}}"
+
+
+_SHAPE = re.compile(r"^([A-Z]{1,4})(-?)\d{3,12}$")
 
 
 def _pop_key(p: dict[str, Any]) -> tuple[Any, ...]:

@@ -14,7 +14,7 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import orjson
 
@@ -145,6 +145,10 @@ def _field_words(row: Any) -> list[tuple[float, set[str]]]:
     ]
 
 
+# Part numbers in text when the catalog records no shape of its own (built before).
+PS_PATTERN: Final = re.compile(r"\bPS\d{3,12}\b")
+
+
 class Catalog:
     """Implements ``CatalogReader``. Every method accepts any user string and never raises
     on it (bad input gives empty results)."""
@@ -170,6 +174,7 @@ class Catalog:
         self._install = install
         self._part_types = part_types
         self._stats: CatalogStats | None = None
+        self._number_pattern: re.Pattern[str] = PS_PATTERN
         self._cache: OrderedDict[tuple[str, tuple[Any, ...]], tuple[Any, ...]] = OrderedDict()
         self.cache_hits = 0
         self._pending: dict[tuple[str, tuple[Any, ...]], asyncio.Future[tuple[Any, ...]]] = {}
@@ -185,10 +190,19 @@ class Catalog:
         db = LoopSqlite.connect(ro_uri(db_path), uri=True, busy_timeout_ms=5000)
         try:
             loaded = await db.run(_load_indexes)
+            shape = await db.run(_load_shape)
         except BaseException:
             await db.close()
             raise
-        return cls(db, *loaded, cache_entries=cache_entries)
+        catalog = cls(db, *loaded, cache_entries=cache_entries)
+        if shape:
+            catalog._number_pattern = re.compile(rf"\b(?:{shape})\b")
+        return catalog
+
+    async def part_number_pattern(self) -> re.Pattern[str]:
+        """Finds this catalog's own part numbers in text (``PS11752778``, ``AB-10234``),
+        known or not: the shape the build found they share (``PS`` numbers when none)."""
+        return self._number_pattern
 
     def warm(self) -> None:
         """Build the indexes otherwise built on first use (the server, before it
@@ -702,6 +716,11 @@ def _load_indexes(conn: LoopConnection) -> _Indexes:
         ).fetchall()
     }
     return models, symptoms, guides, guide_types, install, part_types
+
+
+def _load_shape(conn: LoopConnection) -> str:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'part_number_shape'").fetchone()
+    return str(row[0]) if row else ""
 
 
 async def catalog_stats(db_path: Path) -> CatalogStats:

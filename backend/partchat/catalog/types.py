@@ -7,6 +7,7 @@ string is already cleaned (no trailing spaces, one apostrophe style).
 
 from __future__ import annotations
 
+import re
 from typing import Literal, NotRequired, Protocol, TypedDict
 
 Appliance = Literal["refrigerator", "dishwasher"]
@@ -153,3 +154,7 @@ class CatalogReader(Protocol):
     async def install_guide(self, part_type: str | None) -> InstallGuide: ...
 
     async def stats(self) -> CatalogStats: ...
+
+    async def part_number_pattern(self) -> re.Pattern[str]:
+        """Finds the catalog's own part numbers in text, known or not."""
+        ...

@@ -39,16 +39,22 @@ def training_mtimes() -> list[float]:
 
 def examples(conn: sqlite3.Connection) -> list[Example]:
     """The train split's messages and dialogue turns, plus every symptom's label and
-    phrasings from the catalog (so a symptom the corpus lacks is still known)."""
+    phrasings from the catalog (so a symptom the corpus lacks is still known). A corpus
+    symptom the catalog lacks (an imported catalog's vocabulary is the store's) is
+    dropped from its example: the model only ever names the catalog's symptoms."""
+    vocab = conn.execute("SELECT id, label, synonyms FROM symptoms ORDER BY id").fetchall()
+    known = {_slug(sid) for sid, _label, _synonyms in vocab}
+
+    def slugs(ids: list[str]) -> tuple[str, ...]:
+        return tuple(slug for slug in map(_slug, ids) if slug in known)
+
     out: list[Example] = []
     for m in corpus.messages("train"):
-        out.append(Example(m["text"], m["intent"], tuple(_slug(s) for s in m["symptoms"])))
+        out.append(Example(m["text"], m["intent"], slugs(m["symptoms"])))
     for d in corpus.dialogues("train"):
         for t in d["turns"]:
-            out.append(Example(t["user"], t["intent"], tuple(_slug(s) for s in t["symptoms"])))
-    for sid, label, synonyms in conn.execute(
-        "SELECT id, label, synonyms FROM symptoms ORDER BY id"
-    ):
+            out.append(Example(t["user"], t["intent"], slugs(t["symptoms"])))
+    for sid, label, synonyms in vocab:
         for phrase in dict.fromkeys([label.lower(), *json.loads(synonyms)]):
             out.append(Example(phrase, None, (_slug(sid),)))
     return out

@@ -87,7 +87,7 @@ CONVERSATIONS: dict[str, list[Step]] = {
         ),
     ],
     "install-asks-for-part": [
-        Step("How do I install it?", calls=NO_TOOLS, has=["part number", "starts with PS"]),
+        Step("How do I install it?", calls=NO_TOOLS, has=["part number", "manufacturer number"]),
         Step(
             "PS11753379",
             calls=[("get_installation_instructions", {"partNumber": DRAIN_PUMP})],
