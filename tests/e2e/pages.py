@@ -6,18 +6,21 @@ the widget (inside its shadow root on a host page).
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from playwright.sync_api import Locator, Page
 
 ANSWER_TIMEOUT_MS = 20_000
 FINAL_STATUSES = ("complete", "partial", "failed", "interrupted")
 
-SUGGESTIONS = (
-    "How can I install part number PS11752778?",
-    "Is this part compatible with my WDT780SAEM1 model?",
-    "The ice maker on my Whirlpool fridge is not working. How can I fix it?",
+# The empty chat's suggestions, from the file the frontend shows them from.
+SUGGESTIONS: tuple[str, ...] = tuple(
+    json.loads(
+        (Path(__file__).parents[2] / "frontend/src/chat/suggestions.json").read_text("utf-8")
+    )
 )
 
 # Records every WebSocket the page opens (window.__pcSockets) so a test can drop the live
