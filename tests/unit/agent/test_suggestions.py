@@ -1,4 +1,5 @@
-"""The chat's empty-state suggestions, each in a fresh session through the offline agent.
+"""The chat's empty-state suggestions (and the demo store page's questions), each in a
+fresh session through the offline agent.
 
 A suggestion must carry everything its job needs (the part number, the model): picked as
 the very first message it gets a looked-up answer, never a clarifying question back. The
@@ -22,12 +23,15 @@ from partchat.agent.offline import OfflineChatModel
 from partchat.catalog import Catalog
 from partchat.nlu.model import Understanding
 from partchat.toolbox import Toolbox
+from tests.support import demo_page
 from tests.support.agent_driver import Conversation, grounding_problems
 
 pytestmark = [pytest.mark.timeout(60)]
 
 SUGGESTIONS_FILE = Path(__file__).parents[3] / "frontend" / "src" / "chat" / "suggestions.json"
 SUGGESTIONS: list[str] = json.loads(SUGGESTIONS_FILE.read_text(encoding="utf-8"))
+# The demo store page's questions ("Ask about this part", the fit box) hold to the same rule.
+CANNED = [*SUGGESTIONS, *demo_page.questions()]
 
 PART_OR_MODEL = re.compile(r"(?=.*\d)[A-Z0-9]{6,}")
 
@@ -63,7 +67,7 @@ def test_the_clarifying_markers_are_real_sentences() -> None:
 
 
 @pytest.mark.asyncio(loop_scope="module")
-@pytest.mark.parametrize("suggestion", SUGGESTIONS)
+@pytest.mark.parametrize("suggestion", CANNED)
 async def test_a_suggestion_in_a_new_session_is_answered_without_a_question_back(
     graph: Any, suggestion: str
 ) -> None:
