@@ -38,6 +38,18 @@ SHUTDOWN_GRACE_S = 10.0
 LIVE_CONNECT_S = 5.0
 
 
+def model_name_of(model: BaseChatModel) -> str:
+    """What each turn records as its model: the OpenAI model id, else the model's type
+    (``partchat-offline`` for the built-in one)."""
+    name = getattr(model, "model_name", None)
+    if isinstance(name, str) and name:
+        return name
+    try:
+        return str(model._llm_type)
+    except Exception:  # a fake without one
+        return type(model).__name__
+
+
 async def open_services(settings: Settings, *, chat_model: BaseChatModel | None = None) -> Services:
     """Open the catalog (building it when missing or stale) and the session store."""
     from partchat.admission import TurnGate
@@ -82,6 +94,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
         hub_ttl_s=settings.hub_ttl_s,
         gate=gate,
         live=live,
+        model_name=model_name_of(model),
     )
     await engine.start_live()
     return Services(
