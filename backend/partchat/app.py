@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from partchat.services import Services
 
 from partchat import http_api
+from partchat.admin_api import admin_routes
 from partchat.collector import Collector
 from partchat.security import SecurityHeaders
 from partchat.settings import Settings
@@ -208,6 +209,8 @@ def create_app(
         Route("/metrics", http_api.metrics),
         Route("/api/chat", http_api.chat, methods=["POST"]),
         Route("/api/sessions/{session_id}", http_api.get_session),
+        Route("/api/sessions/{session_id}/feedback", http_api.post_feedback, methods=["POST"]),
+        *admin_routes(settings.admin_token),
         WebSocketRoute("/ws", ws_endpoint),
         *_frontend_routes(static_dir),
     ]

@@ -303,7 +303,7 @@ def _best_error(data: dict[str, Any], kind: str) -> str:
     )
 
 
-def encode(event: dict[str, Any] | TurnEvent | ReadyEvent) -> str:
+def encode(event: dict[str, Any] | TurnEvent | ReadyEvent | FeedbackSavedEvent) -> str:
     return orjson.dumps(event).decode()
 
 
