@@ -169,7 +169,9 @@ async def test_feedback_is_stored_idempotent_and_replaced(store: Store, backend:
     session = await store.create_session()
     turn_id = await turn(store, session.id)
     before = await store.session_version(session.id)
-    saved = await store.save_feedback(session.id, turn_id, "down", "wrong part", expect_version=before)
+    saved = await store.save_feedback(
+        session.id, turn_id, "down", "wrong part", expect_version=before
+    )
     assert saved.changed and saved.rating == "down" and saved.reason == "wrong part"
     assert saved.session_version == (before or 0) + 1 == await store.session_version(session.id)
     again = await store.save_feedback(session.id, turn_id, "down", "wrong part")
@@ -413,6 +415,8 @@ async def test_a_version_1_postgres_database_migrates_and_keeps_its_turns(
         [detail] = await store.admin_details(["s_old_session_00001"])
         [old] = detail["turns"]
         assert old["model"] is None and old["toolCalls"] == [] and old["timings"]["totalMs"] == 5
-        assert (await store.save_feedback("s_old_session_00001", "t_old_turn_0000001", "down")).changed
+        assert (
+            await store.save_feedback("s_old_session_00001", "t_old_turn_0000001", "down")
+        ).changed
     finally:
         await store.close()
