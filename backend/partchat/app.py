@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from partchat.services import Services
 
 from partchat import http_api
+from partchat.admin_api import admin_routes
 from partchat.collector import Collector
 from partchat.security import SecurityHeaders
 from partchat.settings import Settings
@@ -36,6 +37,18 @@ log = logging.getLogger(__name__)
 SWEEP_INTERVAL_S = 30.0
 SHUTDOWN_GRACE_S = 10.0
 LIVE_CONNECT_S = 5.0
+
+
+def model_name_of(model: BaseChatModel) -> str:
+    """What each turn records as its model: the OpenAI model id, else the model's type
+    (``partchat-offline`` for the built-in one)."""
+    name = getattr(model, "model_name", None)
+    if isinstance(name, str) and name:
+        return name
+    try:
+        return str(model._llm_type)
+    except Exception:  # a fake without one
+        return type(model).__name__
 
 
 async def open_services(settings: Settings, *, chat_model: BaseChatModel | None = None) -> Services:
@@ -82,6 +95,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
         hub_ttl_s=settings.hub_ttl_s,
         gate=gate,
         live=live,
+        model_name=model_name_of(model),
     )
     await engine.start_live()
     return Services(
@@ -195,6 +209,8 @@ def create_app(
         Route("/metrics", http_api.metrics),
         Route("/api/chat", http_api.chat, methods=["POST"]),
         Route("/api/sessions/{session_id}", http_api.get_session),
+        Route("/api/sessions/{session_id}/feedback", http_api.post_feedback, methods=["POST"]),
+        *admin_routes(settings.admin_token),
         WebSocketRoute("/ws", ws_endpoint),
         *_frontend_routes(static_dir),
     ]
