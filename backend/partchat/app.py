@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from partchat.ws import ws_endpoint
@@ -154,19 +154,35 @@ async def _sweeper(services: Services) -> None:
         services.metrics.live_sessions.set(len(services.engine.hubs))
 
 
-def _frontend_routes(static_dir: Path) -> list[BaseRoute]:
+async def _admin_off(request: Request) -> Response:
+    return PlainTextResponse("Not Found", status_code=404)
+
+
+def _frontend_routes(static_dir: Path, *, admin: bool) -> list[BaseRoute]:
+    """The built frontend. The operator page (``/admin/``) is served only when the admin
+    API is on (``admin``); otherwise every ``/admin`` path is 404 before the static mount
+    could serve it."""
+    admin_routes: list[BaseRoute] = []
+    if not admin:
+        admin_routes = [Route("/admin", _admin_off), Route("/admin/{rest:path}", _admin_off)]
     if not is_built(static_dir):
 
         async def not_built(request: Request) -> Response:
             return not_built_response()
 
-        return [Route("/", not_built), Route("/widget.js", not_built)]
+        return [*admin_routes, Route("/", not_built), Route("/widget.js", not_built)]
 
     async def demo_redirect(request: Request) -> Response:
         return RedirectResponse("/demo/", status_code=308)
 
+    async def admin_redirect(request: Request) -> Response:
+        return RedirectResponse("/admin/", status_code=308)
+
+    if admin:
+        admin_routes = [Route("/admin", admin_redirect)]
     return [
         Route("/demo", demo_redirect),
+        *admin_routes,
         Mount("/", app=FrontendFiles(directory=static_dir, html=True), name="frontend"),
     ]
 
@@ -212,7 +228,7 @@ def create_app(
         Route("/api/sessions/{session_id}/feedback", http_api.post_feedback, methods=["POST"]),
         *admin_routes(settings.admin_token),
         WebSocketRoute("/ws", ws_endpoint),
-        *_frontend_routes(static_dir),
+        *_frontend_routes(static_dir, admin=settings.admin_token is not None),
     ]
     app = Starlette(
         routes=routes,
