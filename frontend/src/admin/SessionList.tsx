@@ -38,8 +38,8 @@ export function SessionList({ list, selected, onSelect }: SessionListProps) {
                 {s.context.productModel ? ` · ${s.context.productModel}` : ""}
               </span>
               <span className="ad-session__badges">
-                {s.ratings.down > 0 && <span className="ad-badge ad-badge--bad">👎 {s.ratings.down}</span>}
-                {s.ratings.up > 0 && <span className="ad-badge ad-badge--good">👍 {s.ratings.up}</span>}
+                {s.ratings.down > 0 && <span className="ad-badge ad-badge--bad">{s.ratings.down} negative</span>}
+                {s.ratings.up > 0 && <span className="ad-badge ad-badge--good">{s.ratings.up} positive</span>}
                 {s.errors > 0 && <span className="ad-badge ad-badge--bad">{s.errors} errors</span>}
                 {s.toolErrors > 0 && <span className="ad-badge ad-badge--warn">{s.toolErrors} tool failures</span>}
                 {s.unknown.length > 0 && <span className="ad-badge ad-badge--warn">unknown: {s.unknown.join(", ")}</span>}

@@ -47,7 +47,7 @@ export function TurnView({ turn }: { turn: AdminTurn }) {
           data-testid="admin-turn-feedback"
           data-rating={turn.feedback.rating}
         >
-          {turn.feedback.rating === "down" ? "👎 Rated not helpful" : "👍 Rated helpful"}
+          {turn.feedback.rating === "down" ? "Rated not helpful" : "Rated helpful"}
           {turn.feedback.reason ? `: “${turn.feedback.reason}”` : ""}
           <span className="ad-muted"> · {formatTime(turn.feedback.at)}</span>
         </p>
