@@ -94,8 +94,9 @@ def filter_sql(
         where.append("s.updated_at < ?")
         params.append(filters.end)
     if after is not None:
-        where.append("(s.updated_at < ? OR (s.updated_at = ? AND s.id < ?))")
-        params.extend((after[0], after[0], after[1]))
+        # a row value: both engines seek the (updated_at, id) index to it
+        where.append("(s.updated_at, s.id) < (?, ?)")
+        params.extend(after)
     return (" AND ".join(where) or "TRUE"), params
 
 
@@ -103,6 +104,16 @@ def numbered(sql: str, start: int = 1) -> str:
     """``?`` placeholders as PostgreSQL's ``$1, $2, …`` (the shared SQL has no other ``?``)."""
     counter = iter(range(start, start + sql.count("?") + 1))
     return re.sub(r"\?", lambda _: f"${next(counter)}", sql)
+
+
+def page_sql(where: str) -> str:
+    """A page of summaries: the page's sessions chosen first (through the activity
+    index, no per-row work), then their counts for those rows only; ``LIMIT ?`` last."""
+    return (
+        f"SELECT {SUMMARY_COLUMNS} FROM (SELECT s.id, s.created_at, s.updated_at, s.context"
+        f" FROM sessions s WHERE {where} ORDER BY s.updated_at DESC, s.id DESC LIMIT ?) s"
+        " ORDER BY s.updated_at DESC, s.id DESC"
+    )
 
 
 # The list's columns: a page's sessions with their counts, one statement.

@@ -69,7 +69,6 @@ from partchat.store.admin import (
     DETAIL_SESSION_COLUMNS,
     DETAIL_TOOL_COLUMNS,
     DETAIL_TURN_COLUMNS,
-    SUMMARY_COLUMNS,
     TOP_LIMIT,
     UNKNOWN_OF_SESSIONS,
     AdminFilters,
@@ -78,6 +77,7 @@ from partchat.store.admin import (
     details_in_order,
     filter_sql,
     numbered,
+    page_sql,
     session_summary,
     stats_record,
     unknown_values,
@@ -1018,10 +1018,7 @@ class PostgresStore:
     ) -> AdminPage:
         """See :meth:`partchat.store.protocol.SessionStore.admin_sessions`."""
         where, params = filter_sql(filters, after, "postgres")
-        sql = numbered(
-            f"SELECT {SUMMARY_COLUMNS} FROM sessions s WHERE {where}"
-            " ORDER BY s.updated_at DESC, s.id DESC LIMIT ?"
-        )
+        sql = numbered(page_sql(where))
 
         async def read(conn: asyncpg.Connection) -> AdminPage:
             rows = list(await conn.fetch(sql, *params, int(limit) + 1))
@@ -1055,7 +1052,7 @@ class PostgresStore:
             )
             turns = await conn.fetch(
                 f"SELECT {DETAIL_TURN_COLUMNS} WHERE t.session_id = ANY($1::text[])"
-                " ORDER BY t.started_at, t.id",
+                " ORDER BY t.started_at, u.seq",
                 ids,
             )
             calls = await conn.fetch(

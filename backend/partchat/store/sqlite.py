@@ -57,7 +57,6 @@ from partchat.store.admin import (
     DETAIL_SESSION_COLUMNS,
     DETAIL_TOOL_COLUMNS,
     DETAIL_TURN_COLUMNS,
-    SUMMARY_COLUMNS,
     TOP_LIMIT,
     UNKNOWN_OF_SESSIONS,
     AdminFilters,
@@ -65,6 +64,7 @@ from partchat.store.admin import (
     day_range,
     details_in_order,
     filter_sql,
+    page_sql,
     session_summary,
     stats_record,
     unknown_values,
@@ -982,8 +982,7 @@ class SqliteStore:
         async def read(conn: aiosqlite.Connection) -> AdminPage:
             rows = list(
                 await conn.execute_fetchall(
-                    f"SELECT {SUMMARY_COLUMNS} FROM sessions s WHERE {where}"
-                    " ORDER BY s.updated_at DESC, s.id DESC LIMIT ?",
+                    page_sql(where),
                     (*params, int(limit) + 1),
                 )
             )
@@ -1019,7 +1018,7 @@ class SqliteStore:
             )
             turns = await conn.execute_fetchall(
                 f"SELECT {DETAIL_TURN_COLUMNS} WHERE t.session_id IN ({marks})"
-                " ORDER BY t.started_at, t.rowid",
+                " ORDER BY t.started_at, u.seq",
                 ids,
             )
             calls = await conn.execute_fetchall(
