@@ -95,19 +95,47 @@ def generate(n: int, now: float, seed: int = 7) -> dict[str, list[tuple[Any, ...
                 "totalMs": round((ended - t) * 1000, 1),
             }
             rows["turns"].append(
-                (tid, sid, f"c{k}", status, reason, t, ended, orjson.dumps(timings).decode(),
-                 "gpt-4o-mini", round(first_token, 1))
+                (
+                    tid,
+                    sid,
+                    f"c{k}",
+                    status,
+                    reason,
+                    t,
+                    ended,
+                    orjson.dumps(timings).decode(),
+                    "gpt-4o-mini",
+                    round(first_token, 1),
+                )
             )
             seq += 1
             rows["messages"].append(
-                (_id(rng, "m_", 16), sid, tid, "user", f"question {k} about my fridge", "complete",
-                 None, t, seq)
+                (
+                    _id(rng, "m_", 16),
+                    sid,
+                    tid,
+                    "user",
+                    f"question {k} about my fridge",
+                    "complete",
+                    None,
+                    t,
+                    seq,
+                )
             )
             seq += 1
             answer_status = "failed" if failed else "complete"
             rows["messages"].append(
-                (_id(rng, "m_", 16), sid, tid, "assistant", "an answer " * 20, answer_status,
-                 None, ended, seq)
+                (
+                    _id(rng, "m_", 16),
+                    sid,
+                    tid,
+                    "assistant",
+                    "an answer " * 20,
+                    answer_status,
+                    None,
+                    ended,
+                    seq,
+                )
             )
             for position in range(rng.choice((0, 1, 1, 2, 3))):
                 name = rng.choice(TOOLS)
@@ -120,19 +148,29 @@ def generate(n: int, now: float, seed: int = 7) -> dict[str, list[tuple[Any, ...
                 result = {"ok": ok, "part": {"partNumber": part, "price": "$12.34"}}
                 body = orjson.dumps(result).decode()
                 rows["tool_calls"].append(
-                    (tid, position, sid, _id(rng, "call_", 12), 1 + position // 2, name,
-                     orjson.dumps({"partNumber": part}).decode(), 1 if ok else 0,
-                     None if ok else "unknown_part", round(rng.random() * 5, 3), len(body), body,
-                     orjson.dumps(unknown_part).decode() if unknown_part else None,
-                     orjson.dumps(unknown_model).decode() if unknown_model else None, t)
+                    (
+                        tid,
+                        position,
+                        sid,
+                        _id(rng, "call_", 12),
+                        1 + position // 2,
+                        name,
+                        orjson.dumps({"partNumber": part}).decode(),
+                        1 if ok else 0,
+                        None if ok else "unknown_part",
+                        round(rng.random() * 5, 3),
+                        len(body),
+                        body,
+                        orjson.dumps(unknown_part).decode() if unknown_part else None,
+                        orjson.dumps(unknown_model).decode() if unknown_model else None,
+                        t,
+                    )
                 )
             if rng.random() < 0.08:
                 rating = "up" if rng.random() < 0.7 else "down"
                 rows["feedback"].append((tid, sid, rating, None, ended, ended))
             t = ended + rng.random() * 120
-        rows["sessions"].append(
-            (sid, created, t, orjson.dumps(context).decode(), seq, seq, 0)
-        )
+        rows["sessions"].append((sid, created, t, orjson.dumps(context).decode(), seq, seq, 0))
     return rows
 
 
@@ -156,7 +194,9 @@ def load_sqlite(path: Path, rows: dict[str, list[tuple[Any, ...]]]) -> None:
     triggers are dropped for the load and put back (they would touch each session per row)."""
     conn = sqlite3.connect(path)
     try:
-        triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+        triggers = conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
+        ).fetchall()
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute("BEGIN")
         for name, _ in triggers:
@@ -175,14 +215,55 @@ async def load_postgres(dsn: str, rows: dict[str, list[tuple[Any, ...]]]) -> Non
     import asyncpg
 
     columns = {
-        "sessions": ["id", "created_at", "updated_at", "context", "last_seq", "seq_reserved", "version"],
-        "turns": ["id", "session_id", "client_message_id", "status", "finish_reason",
-                  "started_at", "ended_at", "timings", "model", "first_token_ms"],
-        "messages": ["id", "session_id", "turn_id", "role", "text", "status", "tool_outputs",
-                     "created_at", "seq"],
-        "tool_calls": ["turn_id", "position", "session_id", "tool_call_id", "round", "name",
-                       "arguments", "ok", "error_code", "duration_ms", "result_bytes", "result",
-                       "unknown_parts", "unknown_models", "created_at"],
+        "sessions": [
+            "id",
+            "created_at",
+            "updated_at",
+            "context",
+            "last_seq",
+            "seq_reserved",
+            "version",
+        ],
+        "turns": [
+            "id",
+            "session_id",
+            "client_message_id",
+            "status",
+            "finish_reason",
+            "started_at",
+            "ended_at",
+            "timings",
+            "model",
+            "first_token_ms",
+        ],
+        "messages": [
+            "id",
+            "session_id",
+            "turn_id",
+            "role",
+            "text",
+            "status",
+            "tool_outputs",
+            "created_at",
+            "seq",
+        ],
+        "tool_calls": [
+            "turn_id",
+            "position",
+            "session_id",
+            "tool_call_id",
+            "round",
+            "name",
+            "arguments",
+            "ok",
+            "error_code",
+            "duration_ms",
+            "result_bytes",
+            "result",
+            "unknown_parts",
+            "unknown_models",
+            "created_at",
+        ],
         "feedback": ["turn_id", "session_id", "rating", "reason", "created_at", "updated_at"],
     }
     conn = await asyncpg.connect(dsn)
@@ -204,7 +285,11 @@ async def timed(fn: Callable[[], Awaitable[Any]], repeat: int) -> dict[str, Any]
         t0 = time.perf_counter()
         result = await fn()
         times.append((time.perf_counter() - t0) * 1000)
-    return {"ms": round(statistics.median(times), 3), "min_ms": round(min(times), 3), "result": result}
+    return {
+        "ms": round(statistics.median(times), 3),
+        "min_ms": round(min(times), 3),
+        "result": result,
+    }
 
 
 async def export(store: Store, filters: AdminFilters) -> int:
@@ -220,16 +305,24 @@ async def export(store: Store, filters: AdminFilters) -> int:
         after = page.after
 
 
-async def measure(store: Store, repeat: int, deep_key: tuple[float, str], sample_id: str) -> dict[str, Any]:
+async def measure(
+    store: Store, repeat: int, deep_key: tuple[float, str], sample_id: str
+) -> dict[str, Any]:
     today = dt.datetime.now(dt.UTC).date()
     runs: dict[str, Callable[[], Awaitable[Any]]] = {
         "baseline_get_session": lambda: store.get_session(sample_id),
         "list_first_page": lambda: store.admin_sessions(AdminFilters(), limit=50),
-        "list_deep_cursor_page": lambda: store.admin_sessions(AdminFilters(), limit=50, after=deep_key),
-        "filter_feedback_down": lambda: store.admin_sessions(AdminFilters(feedback="down"), limit=50),
+        "list_deep_cursor_page": lambda: store.admin_sessions(
+            AdminFilters(), limit=50, after=deep_key
+        ),
+        "filter_feedback_down": lambda: store.admin_sessions(
+            AdminFilters(feedback="down"), limit=50
+        ),
         "filter_feedback_up": lambda: store.admin_sessions(AdminFilters(feedback="up"), limit=50),
         "filter_errors": lambda: store.admin_sessions(AdminFilters(errors=True), limit=50),
-        "filter_tool_errors": lambda: store.admin_sessions(AdminFilters(tool_errors=True), limit=50),
+        "filter_tool_errors": lambda: store.admin_sessions(
+            AdminFilters(tool_errors=True), limit=50
+        ),
         "filter_unknown": lambda: store.admin_sessions(AdminFilters(unknown=True), limit=50),
         "filter_symptom": lambda: store.admin_sessions(AdminFilters(symptom="Leaking"), limit=50),
         "filter_dates_7d": lambda: store.admin_sessions(
@@ -252,7 +345,7 @@ async def measure(store: Store, repeat: int, deep_key: tuple[float, str], sample
     r["bytes"] = r.pop("result")
     out["export_feedback_down_jsonl"] = r
     base = out["baseline_get_session"]["ms"] or 1e-9
-    for name, r in out.items():
+    for r in out.values():
         r["x_baseline"] = round(r["ms"] / base, 1)
     return out
 
@@ -267,7 +360,11 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
     deep = by_activity[int(len(by_activity) * 0.9)]
     deep_key = (deep[2], deep[0])
     sample_id = rows["sessions"][len(rows["sessions"]) // 2][0]
-    out: dict[str, Any] = {"sessions": ns.sessions, "rows": counts, "generate_s": round(generated_s, 2)}
+    out: dict[str, Any] = {
+        "sessions": ns.sessions,
+        "rows": counts,
+        "generate_s": round(generated_s, 2),
+    }
     with tempfile.TemporaryDirectory(prefix="partchat-bench-admin-") as tmp:
         path = Path(tmp) / "sessions.db"
         store = await SqliteStore.open(path)
@@ -294,7 +391,9 @@ async def run(ns: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--sessions", type=int, default=100_000)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--postgres", help="DSN of an EMPTY database to load and measure too")
