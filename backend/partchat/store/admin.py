@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import orjson
 
-from partchat.store.records import load_context
+from partchat.store.records import is_valid_id, load_context
 
 __all__ = [
     "DETAIL_TOOL_COLUMNS",
@@ -333,6 +333,29 @@ class AdminPage:
 
     items: list[dict[str, Any]]
     after: tuple[float, str] | None
+
+
+def page_ids(rows: Sequence[Sequence[Any]], limit: int) -> list[str]:
+    """The session ids of a page's rows (selected with ``limit + 1``: one more tells
+    whether another page follows)."""
+    return [row[0] for row in rows[:limit]]
+
+
+def summary_page(
+    rows: Sequence[Sequence[Any]], limit: int, unknown_rows: Sequence[Sequence[Any]]
+) -> AdminPage:
+    """The page of ``page_sql``'s rows (``limit + 1`` of them at most) and the unknown
+    numbers of its sessions."""
+    unknown = unknown_values(unknown_rows)
+    kept = rows[:limit]
+    items = [session_summary(row, unknown.get(row[0], [])) for row in kept]
+    more = len(rows) > limit and kept
+    return AdminPage(items, (kept[-1][2], kept[-1][0]) if more else None)
+
+
+def detail_ids(session_ids: Sequence[str]) -> list[str]:
+    """The distinct well-formed ids, in order (the others cannot be sessions)."""
+    return [i for i in dict.fromkeys(session_ids) if is_valid_id(i)]
 
 
 def details_in_order(

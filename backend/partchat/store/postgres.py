@@ -74,13 +74,14 @@ from partchat.store.admin import (
     AdminFilters,
     AdminPage,
     day_range,
+    detail_ids,
     details_in_order,
     filter_sql,
     numbered,
+    page_ids,
     page_sql,
-    session_summary,
     stats_record,
-    unknown_values,
+    summary_page,
 )
 from partchat.store.records import (
     HISTORY_SELECT,
@@ -1022,10 +1023,8 @@ class PostgresStore:
 
         async def read(conn: asyncpg.Connection) -> AdminPage:
             rows = list(await conn.fetch(sql, *params, int(limit) + 1))
-            more = len(rows) > limit
-            rows = rows[:limit]
-            ids = [row[0] for row in rows]
-            unknown = unknown_values(
+            ids = page_ids(rows, limit)
+            unknown = (
                 await conn.fetch(
                     f"{UNKNOWN_OF_SESSIONS} = ANY($1::text[])"
                     " ORDER BY c.created_at, c.turn_id, c.position",
@@ -1034,14 +1033,13 @@ class PostgresStore:
                 if ids
                 else []
             )
-            items = [session_summary(row, unknown.get(row[0], [])) for row in rows]
-            return AdminPage(items, (rows[-1][2], rows[-1][0]) if more and rows else None)
+            return summary_page(rows, limit, unknown)
 
         return await self._read_snapshot(read)
 
     async def admin_details(self, session_ids: Sequence[str]) -> list[dict[str, Any]]:
         """See :meth:`partchat.store.protocol.SessionStore.admin_details`."""
-        ids = [i for i in dict.fromkeys(session_ids) if is_valid_id(i)]
+        ids = detail_ids(session_ids)
         if not ids:
             return []
 

@@ -62,12 +62,13 @@ from partchat.store.admin import (
     AdminFilters,
     AdminPage,
     day_range,
+    detail_ids,
     details_in_order,
     filter_sql,
+    page_ids,
     page_sql,
-    session_summary,
     stats_record,
-    unknown_values,
+    summary_page,
 )
 from partchat.store.records import (
     HISTORY_SELECT,
@@ -986,28 +987,23 @@ class SqliteStore:
                     (*params, int(limit) + 1),
                 )
             )
-            more = len(rows) > limit
-            rows = rows[:limit]
-            ids = [row[0] for row in rows]
-            unknown = unknown_values(
-                list(
-                    await conn.execute_fetchall(
-                        f"{UNKNOWN_OF_SESSIONS} IN ({_marks(ids)})"
-                        " ORDER BY c.created_at, c.turn_id, c.position",
-                        ids,
-                    )
+            ids = page_ids(rows, limit)
+            unknown = (
+                await conn.execute_fetchall(
+                    f"{UNKNOWN_OF_SESSIONS} IN ({_marks(ids)})"
+                    " ORDER BY c.created_at, c.turn_id, c.position",
+                    ids,
                 )
                 if ids
                 else []
             )
-            items = [session_summary(row, unknown.get(row[0], [])) for row in rows]
-            return AdminPage(items, (rows[-1][2], rows[-1][0]) if more and rows else None)
+            return summary_page(rows, limit, list(unknown))
 
         return await self._read(read)
 
     async def admin_details(self, session_ids: Sequence[str]) -> list[dict[str, Any]]:
         """See :meth:`partchat.store.protocol.SessionStore.admin_details`."""
-        ids = [i for i in dict.fromkeys(session_ids) if is_valid_id(i)]
+        ids = detail_ids(session_ids)
         if not ids:
             return []
 
