@@ -262,12 +262,8 @@ def session_detail(
     }
 
 
-def percentile(values: Sequence[float], p: float) -> float | None:
-    """Nearest-rank percentile of sorted ``values`` (PostgreSQL's ``percentile_disc``)."""
-    if not values:
-        return None
-    rank = max(1, -(-int(p * 1000) * len(values) // 1000))  # ceil(p * n), p in thousandths
-    return float(values[min(rank, len(values)) - 1])
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def top(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
@@ -281,10 +277,11 @@ def stats_record(
     models: Sequence[Sequence[Any]],
     symptoms: Sequence[Sequence[Any]],
     tool_row: Sequence[Any] | None,
-    ttft: Sequence[float],
+    ttft: Sequence[Any],
 ) -> dict[str, Any]:
     """``/api/admin/stats`` from the rows both backends select: ``day_rows`` are (day,
-    answers, negative, rated) per day with answers, ``ttft`` sorted ascending."""
+    answers, negative, rated) per day with answers, ``ttft`` the (p50, p95) of the
+    first-token times, nearest rank (None without any)."""
     by_day = {row[0]: row for row in day_rows}
     per_day = [
         {
@@ -311,7 +308,7 @@ def stats_record(
         "topSymptoms": top(symptoms),
         "toolCalls": calls,
         "toolErrorRate": failed / calls if calls else None,
-        "ttftMs": {"p50": percentile(ttft, 0.5), "p95": percentile(ttft, 0.95)},
+        "ttftMs": {"p50": _number(ttft[0]), "p95": _number(ttft[1])},
     }
 
 

@@ -227,7 +227,11 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "CREATE INDEX tool_calls_errors ON tool_calls (session_id) WHERE NOT ok",
             "CREATE INDEX tool_calls_unknown ON tool_calls (session_id)"
             " WHERE (unknown_parts IS NOT NULL OR unknown_models IS NOT NULL)",
-            "CREATE INDEX tool_calls_created ON tool_calls (created_at)",
+            "CREATE INDEX tool_calls_created ON tool_calls (created_at, ok)",
+            "CREATE INDEX tool_calls_unknown_parts ON tool_calls (created_at)"
+            " WHERE unknown_parts IS NOT NULL",
+            "CREATE INDEX tool_calls_unknown_models ON tool_calls (created_at)"
+            " WHERE unknown_models IS NOT NULL",
             """
             CREATE TABLE feedback (
                 turn_id    text PRIMARY KEY REFERENCES turns (id) ON DELETE CASCADE,
@@ -241,10 +245,11 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "CREATE INDEX feedback_session ON feedback (session_id, rating)",
             "CREATE INDEX sessions_activity ON sessions (updated_at DESC, id DESC)",
             "CREATE INDEX turns_session ON turns (session_id, started_at)",
-            "CREATE INDEX turns_started ON turns (started_at)",
+            "CREATE INDEX turns_started ON turns (started_at, first_token_ms)",
             "CREATE INDEX turns_errors ON turns (session_id)"
             " WHERE (status IN ('failed', 'interrupted') OR finish_reason = 'error')",
-            "CREATE INDEX messages_answers ON messages (created_at) WHERE role = 'assistant'",
+            "CREATE INDEX messages_answers ON messages (created_at, turn_id)"
+            " WHERE role = 'assistant'",
         ),
     ),
 )
@@ -1095,13 +1100,12 @@ class PostgresStore:
                 "SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT ok) FROM tool_calls"
                 " WHERE created_at >= $1 AND created_at < $2"
             )
-            ttft = await rows(
-                "SELECT first_token_ms FROM turns WHERE started_at >= $1 AND started_at < $2"
-                " AND first_token_ms IS NOT NULL ORDER BY first_token_ms"
+            ttft = await rows(  # nearest rank, as the SQLite backend
+                "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY first_token_ms),"
+                " percentile_disc(0.95) WITHIN GROUP (ORDER BY first_token_ms) FROM turns"
+                " WHERE started_at >= $1 AND started_at < $2 AND first_token_ms IS NOT NULL"
             )
-            return stats_record(
-                days, day_rows, parts, models, symptoms, tools[0], [r[0] for r in ttft]
-            )
+            return stats_record(days, day_rows, parts, models, symptoms, tools[0], ttft[0])
 
         return await self._read_snapshot(read)
 
