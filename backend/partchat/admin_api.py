@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from partchat.store import AdminFilters, is_valid_id
+from partchat.store import AdminFilters, StorageUnavailable, is_valid_id
 
 if TYPE_CHECKING:
     from partchat.services import Services
@@ -108,6 +108,8 @@ def _guarded(token: str, handler: Handler) -> Handler:
             return await handler(request)
         except BadParameter as exc:
             return _error(400, "bad_request", f"{exc.name}: {exc.message}")
+        except StorageUnavailable as exc:
+            return _error(503, "storage_unavailable", f"The session store: {exc}.")
 
     return guarded
 

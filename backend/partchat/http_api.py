@@ -45,15 +45,24 @@ async def _read_body(request: Request) -> bytes | None:
     return bytes(body)
 
 
-async def chat(request: Request) -> Response:
-    """``{message, sessionId?}`` → ``{message, sessionId, toolData}``, as the Node original."""
+async def _json_body(request: Request, example: str) -> tuple[Any, Response | None]:
+    """The decoded JSON body, or the 413 / 400 answer to send instead."""
     body = await _read_body(request)
     if body is None:
-        return _error(413, "too_large", f"The request body is limited to {MAX_BODY_BYTES} bytes.")
+        return None, _error(
+            413, "too_large", f"The request body is limited to {MAX_BODY_BYTES} bytes."
+        )
     try:
-        data = orjson.loads(body)
+        return orjson.loads(body), None
     except orjson.JSONDecodeError:
-        return _error(400, "bad_request", 'The body must be JSON: {"message": "…"}.')
+        return None, _error(400, "bad_request", f"The body must be JSON: {example}.")
+
+
+async def chat(request: Request) -> Response:
+    """``{message, sessionId?}`` → ``{message, sessionId, toolData}``, as the Node original."""
+    data, refused = await _json_body(request, '{"message": "…"}')
+    if refused is not None:
+        return refused
     if not isinstance(data, dict) or not isinstance(data.get("message"), str):
         return _error(400, "bad_request", "The body needs a string 'message'.")
     text: str = data["message"]
@@ -121,13 +130,9 @@ async def post_feedback(request: Request) -> Response:
     """``{turnId, rating, reason?}`` → the stored rating (the WebSocket ``feedback`` frame's
     twin)."""
     session_id = request.path_params["session_id"]
-    body = await _read_body(request)
-    if body is None:
-        return _error(413, "too_large", f"The request body is limited to {MAX_BODY_BYTES} bytes.")
-    try:
-        data = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return _error(400, "bad_request", 'The body must be JSON: {"turnId": "…", "rating": "up"}.')
+    data, refused = await _json_body(request, '{"turnId": "…", "rating": "up"}')
+    if refused is not None:
+        return refused
     problem = feedback_problem(data)
     if problem is not None:
         return _error(400, "bad_request", problem)

@@ -343,3 +343,17 @@ def test_admin_stats(client: TestClient, sessions: dict[str, str]) -> None:
     assert client.get("/api/admin/stats?from=nope", headers=AUTH).status_code == 400
     metrics = client.get("/metrics").text
     assert 'partchat_unknown_lookups_total{kind="part"} 1.0' in metrics
+
+
+def test_feedback_reaches_the_store_from_another_server(settings: Settings) -> None:
+    """Two servers on one sessions.db: the rating sent to B shows on A's next ready."""
+    with TestClient(create_app(settings)) as a, TestClient(create_app(settings)) as b:
+        with a.websocket_connect("/ws") as ws:
+            session_id = hello(ws)["sessionId"]
+            turn_id = chat(ws, "Tell me about part PS11752778")
+        with b.websocket_connect("/ws") as ws:
+            hello(ws, session_id)
+            assert feedback(ws, turn_id, "down", "not in stock")["type"] == "feedback_saved"
+        with a.websocket_connect("/ws") as ws:  # A still holds the session's hub
+            answers = [m for m in hello(ws, session_id)["history"] if m["role"] == "assistant"]
+            assert answers[-1]["feedback"] == {"rating": "down", "reason": "not in stock"}

@@ -4,6 +4,7 @@ keyset pages, details, stats), purge, and the migration of an older database."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import date
@@ -13,6 +14,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from partchat.cli import main
 from partchat.store import (
     AdminFilters,
     ToolCallRecord,
@@ -420,3 +422,23 @@ async def test_a_version_1_postgres_database_migrates_and_keeps_its_turns(
         ).changed
     finally:
         await store.close()
+
+
+def test_the_purge_command_removes_tool_calls_and_feedback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "sessions.db"
+
+    async def fill() -> None:
+        store = await SqliteStore.open(path, clock=Clock(T0))  # long ago
+        try:
+            await populate(store, Clock(T0))
+        finally:
+            await store.close()
+
+    asyncio.run(fill())
+    monkeypatch.setenv("PARTCHAT_DATA_DIR", str(tmp_path))
+    assert main(["sessions", "purge", "--older-than", "30d"]) == 0
+    with sqlite3.connect(path) as conn:
+        for table in ("sessions", "turns", "messages", "tool_calls", "feedback"):
+            assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone() == (0,), table

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import orjson
 
-from partchat.store.records import load_context
+from partchat.store.records import is_valid_id, load_context
 
 __all__ = [
     "DETAIL_TOOL_COLUMNS",
@@ -94,8 +94,9 @@ def filter_sql(
         where.append("s.updated_at < ?")
         params.append(filters.end)
     if after is not None:
-        where.append("(s.updated_at < ? OR (s.updated_at = ? AND s.id < ?))")
-        params.extend((after[0], after[0], after[1]))
+        # a row value: both engines seek the (updated_at, id) index to it
+        where.append("(s.updated_at, s.id) < (?, ?)")
+        params.extend(after)
     return (" AND ".join(where) or "TRUE"), params
 
 
@@ -103,6 +104,16 @@ def numbered(sql: str, start: int = 1) -> str:
     """``?`` placeholders as PostgreSQL's ``$1, $2, …`` (the shared SQL has no other ``?``)."""
     counter = iter(range(start, start + sql.count("?") + 1))
     return re.sub(r"\?", lambda _: f"${next(counter)}", sql)
+
+
+def page_sql(where: str) -> str:
+    """A page of summaries: the page's sessions chosen first (through the activity
+    index, no per-row work), then their counts for those rows only; ``LIMIT ?`` last."""
+    return (
+        f"SELECT {SUMMARY_COLUMNS} FROM (SELECT s.id, s.created_at, s.updated_at, s.context"
+        f" FROM sessions s WHERE {where} ORDER BY s.updated_at DESC, s.id DESC LIMIT ?) s"
+        " ORDER BY s.updated_at DESC, s.id DESC"
+    )
 
 
 # The list's columns: a page's sessions with their counts, one statement.
@@ -251,12 +262,8 @@ def session_detail(
     }
 
 
-def percentile(values: Sequence[float], p: float) -> float | None:
-    """Nearest-rank percentile of sorted ``values`` (PostgreSQL's ``percentile_disc``)."""
-    if not values:
-        return None
-    rank = max(1, -(-int(p * 1000) * len(values) // 1000))  # ceil(p * n), p in thousandths
-    return float(values[min(rank, len(values)) - 1])
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def top(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
@@ -270,10 +277,11 @@ def stats_record(
     models: Sequence[Sequence[Any]],
     symptoms: Sequence[Sequence[Any]],
     tool_row: Sequence[Any] | None,
-    ttft: Sequence[float],
+    ttft: Sequence[Any],
 ) -> dict[str, Any]:
     """``/api/admin/stats`` from the rows both backends select: ``day_rows`` are (day,
-    answers, negative, rated) per day with answers, ``ttft`` sorted ascending."""
+    answers, negative, rated) per day with answers, ``ttft`` the (p50, p95) of the
+    first-token times, nearest rank (None without any)."""
     by_day = {row[0]: row for row in day_rows}
     per_day = [
         {
@@ -300,7 +308,7 @@ def stats_record(
         "topSymptoms": top(symptoms),
         "toolCalls": calls,
         "toolErrorRate": failed / calls if calls else None,
-        "ttftMs": {"p50": percentile(ttft, 0.5), "p95": percentile(ttft, 0.95)},
+        "ttftMs": {"p50": _number(ttft[0]), "p95": _number(ttft[1])},
     }
 
 
@@ -322,6 +330,29 @@ class AdminPage:
 
     items: list[dict[str, Any]]
     after: tuple[float, str] | None
+
+
+def page_ids(rows: Sequence[Sequence[Any]], limit: int) -> list[str]:
+    """The session ids of a page's rows (selected with ``limit + 1``: one more tells
+    whether another page follows)."""
+    return [row[0] for row in rows[:limit]]
+
+
+def summary_page(
+    rows: Sequence[Sequence[Any]], limit: int, unknown_rows: Sequence[Sequence[Any]]
+) -> AdminPage:
+    """The page of ``page_sql``'s rows (``limit + 1`` of them at most) and the unknown
+    numbers of its sessions."""
+    unknown = unknown_values(unknown_rows)
+    kept = rows[:limit]
+    items = [session_summary(row, unknown.get(row[0], [])) for row in kept]
+    more = len(rows) > limit and kept
+    return AdminPage(items, (kept[-1][2], kept[-1][0]) if more else None)
+
+
+def detail_ids(session_ids: Sequence[str]) -> list[str]:
+    """The distinct well-formed ids, in order (the others cannot be sessions)."""
+    return [i for i in dict.fromkeys(session_ids) if is_valid_id(i)]
 
 
 def details_in_order(

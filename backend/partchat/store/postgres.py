@@ -69,18 +69,19 @@ from partchat.store.admin import (
     DETAIL_SESSION_COLUMNS,
     DETAIL_TOOL_COLUMNS,
     DETAIL_TURN_COLUMNS,
-    SUMMARY_COLUMNS,
     TOP_LIMIT,
     UNKNOWN_OF_SESSIONS,
     AdminFilters,
     AdminPage,
     day_range,
+    detail_ids,
     details_in_order,
     filter_sql,
     numbered,
-    session_summary,
+    page_ids,
+    page_sql,
     stats_record,
-    unknown_values,
+    summary_page,
 )
 from partchat.store.records import (
     HISTORY_SELECT,
@@ -226,7 +227,11 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "CREATE INDEX tool_calls_errors ON tool_calls (session_id) WHERE NOT ok",
             "CREATE INDEX tool_calls_unknown ON tool_calls (session_id)"
             " WHERE (unknown_parts IS NOT NULL OR unknown_models IS NOT NULL)",
-            "CREATE INDEX tool_calls_created ON tool_calls (created_at)",
+            "CREATE INDEX tool_calls_created ON tool_calls (created_at, ok)",
+            "CREATE INDEX tool_calls_unknown_parts ON tool_calls (created_at)"
+            " WHERE unknown_parts IS NOT NULL",
+            "CREATE INDEX tool_calls_unknown_models ON tool_calls (created_at)"
+            " WHERE unknown_models IS NOT NULL",
             """
             CREATE TABLE feedback (
                 turn_id    text PRIMARY KEY REFERENCES turns (id) ON DELETE CASCADE,
@@ -240,10 +245,11 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "CREATE INDEX feedback_session ON feedback (session_id, rating)",
             "CREATE INDEX sessions_activity ON sessions (updated_at DESC, id DESC)",
             "CREATE INDEX turns_session ON turns (session_id, started_at)",
-            "CREATE INDEX turns_started ON turns (started_at)",
+            "CREATE INDEX turns_started ON turns (started_at, first_token_ms)",
             "CREATE INDEX turns_errors ON turns (session_id)"
             " WHERE (status IN ('failed', 'interrupted') OR finish_reason = 'error')",
-            "CREATE INDEX messages_answers ON messages (created_at) WHERE role = 'assistant'",
+            "CREATE INDEX messages_answers ON messages (created_at, turn_id)"
+            " WHERE role = 'assistant'",
         ),
     ),
 )
@@ -1018,17 +1024,12 @@ class PostgresStore:
     ) -> AdminPage:
         """See :meth:`partchat.store.protocol.SessionStore.admin_sessions`."""
         where, params = filter_sql(filters, after, "postgres")
-        sql = numbered(
-            f"SELECT {SUMMARY_COLUMNS} FROM sessions s WHERE {where}"
-            " ORDER BY s.updated_at DESC, s.id DESC LIMIT ?"
-        )
+        sql = numbered(page_sql(where))
 
         async def read(conn: asyncpg.Connection) -> AdminPage:
             rows = list(await conn.fetch(sql, *params, int(limit) + 1))
-            more = len(rows) > limit
-            rows = rows[:limit]
-            ids = [row[0] for row in rows]
-            unknown = unknown_values(
+            ids = page_ids(rows, limit)
+            unknown = (
                 await conn.fetch(
                     f"{UNKNOWN_OF_SESSIONS} = ANY($1::text[])"
                     " ORDER BY c.created_at, c.turn_id, c.position",
@@ -1037,14 +1038,13 @@ class PostgresStore:
                 if ids
                 else []
             )
-            items = [session_summary(row, unknown.get(row[0], [])) for row in rows]
-            return AdminPage(items, (rows[-1][2], rows[-1][0]) if more and rows else None)
+            return summary_page(rows, limit, unknown)
 
         return await self._read_snapshot(read)
 
     async def admin_details(self, session_ids: Sequence[str]) -> list[dict[str, Any]]:
         """See :meth:`partchat.store.protocol.SessionStore.admin_details`."""
-        ids = [i for i in dict.fromkeys(session_ids) if is_valid_id(i)]
+        ids = detail_ids(session_ids)
         if not ids:
             return []
 
@@ -1055,7 +1055,7 @@ class PostgresStore:
             )
             turns = await conn.fetch(
                 f"SELECT {DETAIL_TURN_COLUMNS} WHERE t.session_id = ANY($1::text[])"
-                " ORDER BY t.started_at, t.id",
+                " ORDER BY t.started_at, u.seq",
                 ids,
             )
             calls = await conn.fetch(
@@ -1100,13 +1100,12 @@ class PostgresStore:
                 "SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT ok) FROM tool_calls"
                 " WHERE created_at >= $1 AND created_at < $2"
             )
-            ttft = await rows(
-                "SELECT first_token_ms FROM turns WHERE started_at >= $1 AND started_at < $2"
-                " AND first_token_ms IS NOT NULL ORDER BY first_token_ms"
+            ttft = await rows(  # nearest rank, as the SQLite backend
+                "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY first_token_ms),"
+                " percentile_disc(0.95) WITHIN GROUP (ORDER BY first_token_ms) FROM turns"
+                " WHERE started_at >= $1 AND started_at < $2 AND first_token_ms IS NOT NULL"
             )
-            return stats_record(
-                days, day_rows, parts, models, symptoms, tools[0], [r[0] for r in ttft]
-            )
+            return stats_record(days, day_rows, parts, models, symptoms, tools[0], ttft[0])
 
         return await self._read_snapshot(read)
 

@@ -57,17 +57,18 @@ from partchat.store.admin import (
     DETAIL_SESSION_COLUMNS,
     DETAIL_TOOL_COLUMNS,
     DETAIL_TURN_COLUMNS,
-    SUMMARY_COLUMNS,
     TOP_LIMIT,
     UNKNOWN_OF_SESSIONS,
     AdminFilters,
     AdminPage,
     day_range,
+    detail_ids,
     details_in_order,
     filter_sql,
-    session_summary,
+    page_ids,
+    page_sql,
     stats_record,
-    unknown_values,
+    summary_page,
 )
 from partchat.store.records import (
     HISTORY_SELECT,
@@ -232,7 +233,12 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX tool_calls_errors ON tool_calls(session_id) WHERE NOT ok",
         "CREATE INDEX tool_calls_unknown ON tool_calls(session_id)"
         " WHERE (unknown_parts IS NOT NULL OR unknown_models IS NOT NULL)",
-        "CREATE INDEX tool_calls_created ON tool_calls(created_at)",
+        # covering for the stats: calls and errors, unknown numbers, answers, first tokens
+        "CREATE INDEX tool_calls_created ON tool_calls(created_at, ok)",
+        "CREATE INDEX tool_calls_unknown_parts ON tool_calls(created_at)"
+        " WHERE unknown_parts IS NOT NULL",
+        "CREATE INDEX tool_calls_unknown_models ON tool_calls(created_at)"
+        " WHERE unknown_models IS NOT NULL",
         """
         CREATE TABLE feedback (
             turn_id    TEXT PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,
@@ -245,10 +251,11 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
         "CREATE INDEX feedback_session ON feedback(session_id, rating)",
         "CREATE INDEX sessions_activity ON sessions(updated_at DESC, id DESC)",
-        "CREATE INDEX turns_started ON turns(started_at)",
+        "CREATE INDEX turns_started ON turns(started_at, first_token_ms)",
         "CREATE INDEX turns_errors ON turns(session_id)"
         " WHERE (status IN ('failed', 'interrupted') OR finish_reason = 'error')",
-        "CREATE INDEX messages_answers ON messages(created_at) WHERE role = 'assistant'",
+        "CREATE INDEX messages_answers ON messages(created_at, role, turn_id)"
+        " WHERE role = 'assistant'",
     ),
 )
 
@@ -982,33 +989,27 @@ class SqliteStore:
         async def read(conn: aiosqlite.Connection) -> AdminPage:
             rows = list(
                 await conn.execute_fetchall(
-                    f"SELECT {SUMMARY_COLUMNS} FROM sessions s WHERE {where}"
-                    " ORDER BY s.updated_at DESC, s.id DESC LIMIT ?",
+                    page_sql(where),
                     (*params, int(limit) + 1),
                 )
             )
-            more = len(rows) > limit
-            rows = rows[:limit]
-            ids = [row[0] for row in rows]
-            unknown = unknown_values(
-                list(
-                    await conn.execute_fetchall(
-                        f"{UNKNOWN_OF_SESSIONS} IN ({_marks(ids)})"
-                        " ORDER BY c.created_at, c.turn_id, c.position",
-                        ids,
-                    )
+            ids = page_ids(rows, limit)
+            unknown = (
+                await conn.execute_fetchall(
+                    f"{UNKNOWN_OF_SESSIONS} IN ({_marks(ids)})"
+                    " ORDER BY c.created_at, c.turn_id, c.position",
+                    ids,
                 )
                 if ids
                 else []
             )
-            items = [session_summary(row, unknown.get(row[0], [])) for row in rows]
-            return AdminPage(items, (rows[-1][2], rows[-1][0]) if more and rows else None)
+            return summary_page(rows, limit, list(unknown))
 
         return await self._read(read)
 
     async def admin_details(self, session_ids: Sequence[str]) -> list[dict[str, Any]]:
         """See :meth:`partchat.store.protocol.SessionStore.admin_details`."""
-        ids = [i for i in dict.fromkeys(session_ids) if is_valid_id(i)]
+        ids = detail_ids(session_ids)
         if not ids:
             return []
 
@@ -1019,7 +1020,7 @@ class SqliteStore:
             )
             turns = await conn.execute_fetchall(
                 f"SELECT {DETAIL_TURN_COLUMNS} WHERE t.session_id IN ({marks})"
-                " ORDER BY t.started_at, t.rowid",
+                " ORDER BY t.started_at, u.seq",
                 ids,
             )
             calls = await conn.execute_fetchall(
@@ -1063,13 +1064,15 @@ class SqliteStore:
                 "SELECT COUNT(*), SUM(NOT ok) FROM tool_calls"
                 " WHERE created_at >= ? AND created_at < ?"
             )
+            # nearest rank: the value at ceil(p * n), p in thousandths
             ttft = await rows(
-                "SELECT first_token_ms FROM turns WHERE started_at >= ? AND started_at < ?"
-                " AND first_token_ms IS NOT NULL ORDER BY first_token_ms"
+                "SELECT MAX(CASE WHEN rn = (500 * n + 999) / 1000 THEN v END),"
+                " MAX(CASE WHEN rn = (950 * n + 999) / 1000 THEN v END) FROM"
+                " (SELECT first_token_ms AS v, ROW_NUMBER() OVER (ORDER BY first_token_ms) AS rn,"
+                "  COUNT(*) OVER () AS n FROM turns WHERE started_at >= ? AND started_at < ?"
+                "  AND first_token_ms IS NOT NULL)"
             )
-            return stats_record(
-                days, day_rows, parts, models, symptoms, tools[0], [r[0] for r in ttft]
-            )
+            return stats_record(days, day_rows, parts, models, symptoms, tools[0], ttft[0])
 
         return await self._read(read)
 
