@@ -68,6 +68,14 @@ class Chat:
     def __init__(self, page: Page) -> None:
         self.page = page
 
+    @classmethod
+    def at(cls, page: Page, url: str) -> Chat:
+        """Opens the chat app at ``url`` and waits for its session."""
+        page.goto(url)
+        chat = cls(page)
+        chat.wait_ready()
+        return chat
+
     def tid(self, test_id: str) -> Locator:
         return self.page.get_by_test_id(test_id)
 

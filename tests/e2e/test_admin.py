@@ -28,13 +28,10 @@ def server(module_server_factory: ServerFactory) -> ServerProcess:
 
 
 def converse(new_page: PageFactory, server: ServerProcess, question: str) -> tuple[Page, Chat]:
-    page = new_page()
-    page.goto(server.base_url + "/")
-    chat = Chat(page)
-    chat.wait_ready()
+    chat = Chat.at(new_page(), server.base_url + "/")
     chat.type_and_send(question)
     chat.wait_answer(0)
-    return page, chat
+    return chat.page, chat
 
 
 def session_of(page: Page) -> str:

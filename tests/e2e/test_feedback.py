@@ -24,10 +24,8 @@ def server(module_server_factory: ServerFactory) -> ServerProcess:
 def test_thumbs_down_with_a_reason_survives_a_reload(
     new_page: PageFactory, server: ServerProcess, artifacts_dir: Path
 ) -> None:
-    page = new_page()
-    page.goto(server.base_url + "/")
-    chat = Chat(page)
-    chat.wait_ready()
+    chat = Chat.at(new_page(), server.base_url + "/")
+    page = chat.page
     chat.type_and_send(INSTALL)
     answer = chat.wait_answer(0)
     rating = Rating(answer)
@@ -68,10 +66,7 @@ def test_thumbs_down_with_a_reason_survives_a_reload(
 def test_a_streaming_answer_has_no_rating_buttons(
     new_page: PageFactory, server: ServerProcess
 ) -> None:
-    page = new_page()
-    page.goto(server.base_url + "/")
-    chat = Chat(page)
-    chat.wait_ready()
+    chat = Chat.at(new_page(), server.base_url + "/")
     chat.type_and_send(INSTALL)
     answer = chat.assistant_messages.nth(0)
     chat.text_of(answer).wait_for(timeout=10_000)

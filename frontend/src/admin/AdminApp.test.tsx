@@ -1,20 +1,11 @@
 import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
+import { memoryStorage } from "../test/fakeSocket";
 import { AdminApp } from "./AdminApp";
 import { TOKEN_KEY } from "./token";
 import type { SessionDetail, SessionSummary } from "./types";
 
 const TOKEN = "right-token-0123456789";
-
-function memory(initial: Record<string, string> = {}) {
-  const data = new Map(Object.entries(initial));
-  return {
-    data,
-    getItem: (k: string) => data.get(k) ?? null,
-    setItem: (k: string, v: string) => void data.set(k, v),
-    removeItem: (k: string) => void data.delete(k),
-  };
-}
 
 const summary = (id: string, over: Partial<SessionSummary> = {}): SessionSummary => ({
   sessionId: id,
@@ -100,7 +91,7 @@ function fakeServer() {
 describe("AdminApp", () => {
   it("refuses a wrong token with a clear error and keeps nothing", async () => {
     const { fetchFn } = fakeServer();
-    const storage = memory();
+    const storage = memoryStorage();
     render(<AdminApp fetchFn={fetchFn} storage={storage} />);
     fireEvent.change(screen.getByTestId("admin-token"), { target: { value: "wrong-token" } });
     fireEvent.click(screen.getByTestId("admin-login-submit"));
@@ -112,7 +103,7 @@ describe("AdminApp", () => {
 
   it("signs in, lists, filters, loads more and opens a conversation with its tool calls", async () => {
     const { fetchFn, calls } = fakeServer();
-    const storage = memory();
+    const storage = memoryStorage();
     render(<AdminApp fetchFn={fetchFn} storage={storage} />);
     fireEvent.change(screen.getByTestId("admin-token"), { target: { value: ` ${TOKEN} ` } });
     fireEvent.click(screen.getByTestId("admin-login-submit"));
@@ -154,7 +145,7 @@ describe("AdminApp", () => {
 
   it("a stored token signs in directly; a 401 later signs out with a message", async () => {
     const { fetchFn } = fakeServer();
-    const storage = memory({ [TOKEN_KEY]: "revoked-token" });
+    const storage = memoryStorage({ [TOKEN_KEY]: "revoked-token" });
     render(<AdminApp fetchFn={fetchFn} storage={storage} />);
     const error = await screen.findByTestId("admin-login-error");
     expect(error.textContent).toMatch(/no longer accepted/);
@@ -163,7 +154,7 @@ describe("AdminApp", () => {
 
   it("exports the filtered set through a Blob URL with the bearer header", async () => {
     const { fetchFn } = fakeServer();
-    const storage = memory({ [TOKEN_KEY]: TOKEN });
+    const storage = memoryStorage({ [TOKEN_KEY]: TOKEN });
     const created: Blob[] = [];
     const createObjectURL = vi.fn((b: Blob) => {
       created.push(b);

@@ -6,6 +6,10 @@ import { LoginForm } from "./LoginForm";
 import { StatsView } from "./StatsView";
 
 type Tab = "conversations" | "figures";
+const TABS: [Tab, string][] = [
+  ["conversations", "Conversations"],
+  ["figures", "Figures"],
+];
 
 /** The operator page (/admin/): login, then conversations or figures. */
 export function AdminApp(options: AdminAuthOptions = {}) {
@@ -20,22 +24,17 @@ export function AdminApp(options: AdminAuthOptions = {}) {
       <header className="ad-header">
         <h1>partchat · operator</h1>
         <nav className="ad-tabs" aria-label="Views">
-          <button
-            type="button"
-            aria-current={tab === "conversations" ? "page" : undefined}
-            onClick={() => setTab("conversations")}
-            data-testid="admin-tab-conversations"
-          >
-            Conversations
-          </button>
-          <button
-            type="button"
-            aria-current={tab === "figures" ? "page" : undefined}
-            onClick={() => setTab("figures")}
-            data-testid="admin-tab-figures"
-          >
-            Figures
-          </button>
+          {TABS.map(([id, label]) => (
+            <button
+              key={id}
+              type="button"
+              aria-current={tab === id ? "page" : undefined}
+              onClick={() => setTab(id)}
+              data-testid={`admin-tab-${id}`}
+            >
+              {label}
+            </button>
+          ))}
         </nav>
         <button type="button" className="ad-button" onClick={() => logout()} data-testid="admin-logout">
           Sign out

@@ -150,17 +150,10 @@ export function chatReducer(state: ReducerState, action: ChatAction): ReducerSta
       return state.error ? { ...state, error: null } : state;
     case "tolerate-gaps":
       return { ...state, tolerateGaps: true, resyncNeeded: false };
-    case "feedback": {
-      const feedback: FeedbackState = {
-        rating: action.rating,
-        ...(action.reason ? { reason: action.reason } : {}),
-        status: "pending",
-      };
-      return mapFinishedAssistant(state, action.turnId, (a) => {
-        const { feedbackError: _e, ...rest } = a;
-        return { ...rest, feedback };
-      });
-    }
+    case "feedback":
+      return mapFinishedAssistant(state, action.turnId, (a) =>
+        withFeedback(a, action.rating, action.reason, "pending"),
+      );
     case "feedback-unsent":
       return mapFinishedAssistant(state, action.turnId, (a) => clearFeedback(a, action.message));
   }
@@ -169,6 +162,17 @@ export function chatReducer(state: ReducerState, action: ChatAction): ReducerSta
 /** Whether an answer can be rated: it is over (not streaming). */
 export function canRate(m: ChatMessage): m is AssistantMessage {
   return m.role === "assistant" && m.status !== "streaming";
+}
+
+/** The answer with this rating (and no error message). */
+function withFeedback<A extends Omit<AssistantMessage, "feedback">>(
+  a: A,
+  rating: Rating,
+  reason: string | undefined,
+  status: FeedbackState["status"],
+): A & { feedback: FeedbackState } {
+  const { feedbackError: _e, ...rest } = a;
+  return { ...(rest as A), feedback: { rating, ...(reason ? { reason } : {}), status } };
 }
 
 function clearFeedback(a: AssistantMessage, message: string): AssistantMessage {
@@ -188,10 +192,7 @@ function mapFinishedAssistant(
 
 /** `feedback_saved`: the rating is stored (the server's copy wins over what we sent). */
 function applyFeedbackSaved(state: ReducerState, turnId: string, rating: Rating, reason?: string): ReducerState {
-  return mapFinishedAssistant(state, turnId, (a) => {
-    const { feedbackError: _e, ...rest } = a;
-    return { ...rest, feedback: { rating, ...(reason ? { reason } : {}), status: "saved" } };
-  });
+  return mapFinishedAssistant(state, turnId, (a) => withFeedback(a, rating, reason, "saved"));
 }
 
 /**
@@ -520,7 +521,7 @@ function fromHistory(h: HistoryMessage): ChatMessage {
   if (h.role === "user") {
     return { role: "user", id: h.id, text: h.text, turnId: h.turnId, status: "delivered" };
   }
-  return {
+  const answer: AssistantMessage = {
     role: "assistant",
     id: h.id,
     text: h.text,
@@ -533,16 +534,8 @@ function fromHistory(h: HistoryMessage): ChatMessage {
       status: "done" as const,
       output: t.output,
     })),
-    ...(h.feedback
-      ? {
-          feedback: {
-            rating: h.feedback.rating,
-            ...(h.feedback.reason ? { reason: h.feedback.reason } : {}),
-            status: "saved" as const,
-          },
-        }
-      : {}),
   };
+  return h.feedback ? withFeedback(answer, h.feedback.rating, h.feedback.reason, "saved") : answer;
 }
 
 function normaliseContext(c: Context | null | undefined): Context {

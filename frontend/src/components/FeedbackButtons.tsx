@@ -13,6 +13,11 @@ export interface FeedbackButtonsProps {
 const THUMB =
   "M2 21h4V9H2v12zm20-11c0-1.1-.9-2-2-2h-6.3l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L13.17 2 6.59 8.59C6.22 8.95 6 9.45 6 10v9c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z";
 
+const THUMBS: { rating: Rating; label: string; title: string }[] = [
+  { rating: "up", label: "Helpful answer", title: "Helpful" },
+  { rating: "down", label: "Not helpful answer", title: "Not helpful" },
+];
+
 function Thumb({ down }: { down?: boolean }) {
   return (
     <svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="16" height="16">
@@ -69,28 +74,20 @@ export function FeedbackButtons({ message, onRate }: FeedbackButtonsProps) {
       data-feedback-status={view.status}
     >
       <div className="pc-feedback__buttons" role="group" aria-label="Rate this answer">
-        <button
-          type="button"
-          className="pc-feedback__button"
-          data-testid="pc-feedback-up"
-          aria-pressed={view.rating === "up"}
-          aria-label="Helpful answer"
-          title="Helpful"
-          onClick={() => rate("up")}
-        >
-          <Thumb />
-        </button>
-        <button
-          type="button"
-          className="pc-feedback__button"
-          data-testid="pc-feedback-down"
-          aria-pressed={view.rating === "down"}
-          aria-label="Not helpful answer"
-          title="Not helpful"
-          onClick={() => rate("down")}
-        >
-          <Thumb down />
-        </button>
+        {THUMBS.map(({ rating, label, title }) => (
+          <button
+            key={rating}
+            type="button"
+            className="pc-feedback__button"
+            data-testid={`pc-feedback-${rating}`}
+            aria-pressed={view.rating === rating}
+            aria-label={label}
+            title={title}
+            onClick={() => rate(rating)}
+          >
+            <Thumb down={rating === "down"} />
+          </button>
+        ))}
         {view.note && (
           <span className="pc-feedback__note" data-testid="pc-feedback-status" role="status">
             {view.note}
