@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import PageFactory, ServerFactory
-from tests.e2e.pages import DemoStore
+from tests.e2e.pages import DemoStore, Rating
 from tests.support import demo_page
 from tests.support.servers import ServerProcess
 
@@ -50,6 +50,12 @@ def test_the_product_page_and_ask_about_this_part(
     # The price in the answer is the catalog's, the same one the page shows.
     assert store.store("demo-price").inner_text() in text
     assert store.user_messages.nth(0).inner_text().count(part) == 1
+
+    # The widget rates answers like the app does (same components, same connection).
+    rating = Rating(answer)
+    rating.up.click()
+    rating.wait_saved("up")
+    assert rating.up.get_attribute("aria-pressed") == "true"
 
     # Add to cart only counts, on the page.
     store.store("demo-add-to-cart").click()
