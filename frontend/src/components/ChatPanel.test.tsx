@@ -39,6 +39,18 @@ describe("ChatPanel", () => {
     expect(SUGGESTIONS[2]).toMatch(/ice maker/i);
   });
 
+  it("rates a finished answer through chat.rate", () => {
+    const c = chat({
+      messages: [
+        { role: "user", id: "m1", text: "q", turnId: "t1", status: "delivered" },
+        { role: "assistant", id: "a1", text: "answer", turnId: "t1", status: "complete", tools: [] },
+      ],
+    });
+    render(<ChatPanel chat={c} />);
+    fireEvent.click(screen.getByTestId("pc-feedback-up"));
+    expect(c.rate).toHaveBeenCalledWith("t1", "up");
+  });
+
   it("Enter sends, Shift+Enter does not; empty input cannot be sent", () => {
     const c = chat();
     render(<ChatPanel chat={c} />);
