@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from partchat.ws import ws_endpoint
@@ -187,6 +187,20 @@ def _frontend_routes(static_dir: Path, *, admin: bool) -> list[BaseRoute]:
     ]
 
 
+_ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+async def _mcp_off(request: Request) -> Response:
+    """``/mcp`` while ``PARTCHAT_MCP`` is off: a 404 that says why (not the frontend's 405)."""
+    return JSONResponse(
+        {
+            "error": "not_found",
+            "message": "MCP is off on this server; start it with PARTCHAT_MCP=on",
+        },
+        404,
+    )
+
+
 def create_app(
     settings: Settings, *, chat_model: BaseChatModel | None = None, own_process: bool = False
 ) -> Starlette:
@@ -212,12 +226,18 @@ def create_app(
             Collector.install()
             tasks.append(asyncio.create_task(Collector(services.engine.busy).run()))
         try:
-            yield
+            async with mcp.run() if mcp is not None else contextlib.nullcontext():
+                yield
         finally:
             for task in tasks:
                 task.cancel()
             await close_services(services)
 
+    mcp = None
+    if settings.mcp:
+        from partchat.mcp_http import mcp_http
+
+        mcp = mcp_http(settings, lambda: app.state.services.toolbox)
     static_dir = settings.static_dir or default_static_dir()
     routes: list[BaseRoute] = [
         Route("/health", http_api.health),
@@ -228,6 +248,7 @@ def create_app(
         Route("/api/sessions/{session_id}/feedback", http_api.post_feedback, methods=["POST"]),
         *admin_routes(settings.admin_token),
         WebSocketRoute("/ws", ws_endpoint),
+        mcp.route if mcp is not None else Route("/mcp", _mcp_off, methods=_ANY_METHOD),
         *_frontend_routes(static_dir, admin=settings.admin_token is not None),
     ]
     app = Starlette(

@@ -1,4 +1,4 @@
-"""``partchat serve | catalog build|stats|import | sessions purge | chat``."""
+"""``partchat serve | catalog build|stats|import | sessions purge | chat | mcp``."""
 
 from __future__ import annotations
 
@@ -39,7 +39,28 @@ def _parser() -> argparse.ArgumentParser:
     purge.add_argument("--older-than", required=True, help="e.g. 30d, 12h, 90m")
 
     sub.add_parser("chat", help="talk to the agent in the terminal")
+
+    sub.add_parser(
+        "mcp",
+        help="serve the six parts tools to an MCP client over stdio",
+        description=MCP_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     return p
+
+
+MCP_HELP = """\
+Serve partchat's six parts tools (search_parts, get_part_details, check_compatibility,
+diagnose_repair, get_installation_instructions, extract_information) to an MCP client
+over stdio: the client starts this command and speaks JSON-RPC on its stdin/stdout
+(logs go to stderr). It reads the catalog from PARTCHAT_DATA_DIR/catalog.db (built
+first when missing). Example client configuration:
+
+  {"mcpServers": {"partchat": {"command": "partchat", "args": ["mcp"],
+                               "env": {"PARTCHAT_DATA_DIR": "/srv/partchat/var"}}}}
+
+For MCP over HTTP instead, run `partchat serve` with PARTCHAT_MCP=on (and
+PARTCHAT_MCP_TOKEN): the tools are at /mcp. See docs/mcp.md."""
 
 
 def parse_duration(text: str) -> float:
@@ -101,6 +122,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from partchat.terminal import run_terminal_chat
 
         return asyncio.run(run_terminal_chat(settings))
+
+    if args.command == "mcp":
+        from partchat.mcp_server import run_stdio
+        from partchat.server import configure_logging
+
+        configure_logging(settings)  # stderr: stdout carries the protocol
+        asyncio.run(run_stdio(settings))
+        return 0
     return 2
 
 

@@ -66,6 +66,10 @@ class Settings:
     db_timeout_s: float = 5.0
     # The operator JSON API (/api/admin/): None keeps it off (every path 404). Never logged.
     admin_token: str | None = field(default=None, repr=False)
+    # /mcp: the tools over MCP Streamable HTTP (partchat.mcp_http); with a token, requests
+    # need ``Authorization: Bearer <token>``. Never logged.
+    mcp: bool = False
+    mcp_token: str | None = field(default=None, repr=False)
 
     @property
     def llm_kind(self) -> Literal["openai", "offline"]:
@@ -124,6 +128,8 @@ class Settings:
             db_pool_max=pool_max,
             db_timeout_s=_float(e, "PARTCHAT_DB_TIMEOUT_S", 5.0),
             admin_token=_admin_token(e.get("PARTCHAT_ADMIN_TOKEN", "")),
+            mcp=_choice(e, "PARTCHAT_MCP", "off", ("on", "off")) == "on",
+            mcp_token=e.get("PARTCHAT_MCP_TOKEN", "").strip() or None,
         )
 
 

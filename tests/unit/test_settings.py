@@ -94,3 +94,14 @@ def test_redis_url_is_checked_and_never_shown() -> None:
     with pytest.raises(SettingsError, match="PARTCHAT_REDIS_URL") as err:
         Settings.from_env({"PARTCHAT_REDIS_URL": "http://:secret@cache"})
     assert "secret" not in str(err.value)
+
+
+def test_mcp_is_off_by_default_and_its_token_never_shown() -> None:
+    s = Settings.from_env({})
+    assert (s.mcp, s.mcp_token) == (False, None)
+    on = Settings.from_env({"PARTCHAT_MCP": "On", "PARTCHAT_MCP_TOKEN": " tok-123 "})
+    assert (on.mcp, on.mcp_token) == (True, "tok-123")
+    assert "tok-123" not in repr(on)
+    assert Settings.from_env({"PARTCHAT_MCP_TOKEN": "  "}).mcp_token is None
+    with pytest.raises(SettingsError, match=r"PARTCHAT_MCP=.*on, off"):
+        Settings.from_env({"PARTCHAT_MCP": "yes"})
