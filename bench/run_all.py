@@ -151,6 +151,10 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
                 ["bench/bench_llm_stream.py", "--quick", "--modes", "astream", "--json"],
             ),
             ("nlu", ["bench/nlu.py", "--smoke", "--split", "dev", "--json"]),
+            (
+                "admin",
+                ["bench/admin.py", "--sessions", "2000", "--repeat", "2", "--no-save", "--json"],
+            ),
         ):
             proc = subprocess.Popen(
                 [C.PY, *args], cwd=C.ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -163,6 +167,8 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
         results["llm_stream"] = run_json(["bench/bench_llm_stream.py"], 900)
         print("understanding bench …", file=sys.stderr, flush=True)
         results["nlu"] = run_json(["bench/nlu.py"], 900)
+        print("admin reads bench (100,000 sessions) …", file=sys.stderr, flush=True)
+        results["admin"] = run_json(["bench/admin.py"], 1800)
 
     if ns.smoke:
         # Paced (5 ms/token) so the answer really streams: the server coalesces the
@@ -310,6 +316,7 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
             "catalog": results.get("catalog", {}),
             "llm_stream": results.get("llm_stream", {}),
             "nlu": results.get("nlu", {}),
+            "admin": results.get("admin", {}),
             "scale_out": results.get("scale_out", {}),
         }.items()
         if "failed" in r
@@ -435,6 +442,17 @@ def markdown(r: dict[str, Any]) -> str:
         ]
         for q, x in (cat.get("queries") or {}).items():
             out.append(f"| {q} | {x.get('p50_ms')} | {x.get('p99_ms')} |")
+    adm = r.get("admin") or {}
+    if adm and "failed" not in adm:
+        out += [
+            "",
+            f"## Operator reads (admin.py, {adm.get('sessions')} sessions, SQLite)",
+            "",
+            "| read | median ms | × plain session lookup |",
+            "| --- | --- | --- |",
+        ]
+        for name, x in (adm.get("sqlite") or {}).items():
+            out.append(f"| {name} | {x.get('ms')} | {x.get('x_baseline')} |")
     nlu = r.get("nlu") or {}
     if nlu and "failed" not in nlu:
         import nlu as nlu_bench

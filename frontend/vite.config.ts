@@ -3,7 +3,8 @@ import { resolve } from "node:path";
 import { defineConfig } from "vite";
 import react from "@vitejs/plugin-react";
 
-// The app: index.html (full-page chat) and demo/index.html (a host page embedding widget.js).
+// The app: index.html (full-page chat), demo/index.html (a store page embedding widget.js) and
+// admin/index.html (the operator page, served at /admin/ only when the admin API is on).
 // The widget itself is built by vite.widget.config.ts into the same directory afterwards.
 const outDir = resolve(import.meta.dirname, "../backend/partchat/static");
 const backend = process.env.PARTCHAT_BACKEND ?? "http://127.0.0.1:8000";
@@ -20,6 +21,7 @@ export default defineConfig({
       input: {
         main: resolve(import.meta.dirname, "index.html"),
         demo: resolve(import.meta.dirname, "demo/index.html"),
+        admin: resolve(import.meta.dirname, "admin/index.html"),
       },
     },
   },

@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from partchat.catalog_watch import CatalogWatcher, identity
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from partchat.toolbox import Toolbox
 
 from partchat import http_api
+from partchat.admin_api import admin_routes
 from partchat.collector import Collector
 from partchat.security import SecurityHeaders
 from partchat.settings import Settings
@@ -41,6 +42,18 @@ log = logging.getLogger(__name__)
 SWEEP_INTERVAL_S = 30.0
 SHUTDOWN_GRACE_S = 10.0
 LIVE_CONNECT_S = 5.0
+
+
+def model_name_of(model: BaseChatModel) -> str:
+    """What each turn records as its model: the OpenAI model id, else the model's type
+    (``partchat-offline`` for the built-in one)."""
+    name = getattr(model, "model_name", None)
+    if isinstance(name, str) and name:
+        return name
+    try:
+        return str(model._llm_type)
+    except Exception:  # a fake without one
+        return type(model).__name__
 
 
 async def open_services(settings: Settings, *, chat_model: BaseChatModel | None = None) -> Services:
@@ -82,6 +95,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
         hub_ttl_s=settings.hub_ttl_s,
         gate=gate,
         live=live,
+        model_name=model_name_of(model),
     )
     await engine.start_live()
     services = Services(
@@ -180,19 +194,35 @@ async def _sweeper(services: Services) -> None:
         services.metrics.live_sessions.set(len(services.engine.hubs))
 
 
-def _frontend_routes(static_dir: Path) -> list[BaseRoute]:
+async def _admin_off(request: Request) -> Response:
+    return PlainTextResponse("Not Found", status_code=404)
+
+
+def _frontend_routes(static_dir: Path, *, admin: bool) -> list[BaseRoute]:
+    """The built frontend. The operator page (``/admin/``) is served only when the admin
+    API is on (``admin``); otherwise every ``/admin`` path is 404 before the static mount
+    could serve it."""
+    admin_routes: list[BaseRoute] = []
+    if not admin:
+        admin_routes = [Route("/admin", _admin_off), Route("/admin/{rest:path}", _admin_off)]
     if not is_built(static_dir):
 
         async def not_built(request: Request) -> Response:
             return not_built_response()
 
-        return [Route("/", not_built), Route("/widget.js", not_built)]
+        return [*admin_routes, Route("/", not_built), Route("/widget.js", not_built)]
 
     async def demo_redirect(request: Request) -> Response:
         return RedirectResponse("/demo/", status_code=308)
 
+    async def admin_redirect(request: Request) -> Response:
+        return RedirectResponse("/admin/", status_code=308)
+
+    if admin:
+        admin_routes = [Route("/admin", admin_redirect)]
     return [
         Route("/demo", demo_redirect),
+        *admin_routes,
         Mount("/", app=FrontendFiles(directory=static_dir, html=True), name="frontend"),
     ]
 
@@ -257,9 +287,11 @@ def create_app(
         Route("/metrics", http_api.metrics),
         Route("/api/chat", http_api.chat, methods=["POST"]),
         Route("/api/sessions/{session_id}", http_api.get_session),
+        Route("/api/sessions/{session_id}/feedback", http_api.post_feedback, methods=["POST"]),
+        *admin_routes(settings.admin_token),
         WebSocketRoute("/ws", ws_endpoint),
         mcp.route if mcp is not None else Route("/mcp", _mcp_off, methods=_ANY_METHOD),
-        *_frontend_routes(static_dir),
+        *_frontend_routes(static_dir, admin=settings.admin_token is not None),
     ]
     app = Starlette(
         routes=routes,

@@ -12,7 +12,8 @@ from starlette.responses import JSONResponse, Response
 
 from partchat import __version__
 from partchat.protocol import MAX_TEXT_CHARS
-from partchat.store import StorageUnavailable, is_valid_id
+from partchat.store import StorageUnavailable, UnknownSession, UnknownTurn, is_valid_id
+from partchat.store.records import MAX_FEEDBACK_REASON_CHARS
 from partchat.turns import HISTORY_FOR_READY, stored_history
 
 if TYPE_CHECKING:
@@ -44,15 +45,24 @@ async def _read_body(request: Request) -> bytes | None:
     return bytes(body)
 
 
-async def chat(request: Request) -> Response:
-    """``{message, sessionId?}`` → ``{message, sessionId, toolData}``, as the Node original."""
+async def _json_body(request: Request, example: str) -> tuple[Any, Response | None]:
+    """The decoded JSON body, or the 413 / 400 answer to send instead."""
     body = await _read_body(request)
     if body is None:
-        return _error(413, "too_large", f"The request body is limited to {MAX_BODY_BYTES} bytes.")
+        return None, _error(
+            413, "too_large", f"The request body is limited to {MAX_BODY_BYTES} bytes."
+        )
     try:
-        data = orjson.loads(body)
+        return orjson.loads(body), None
     except orjson.JSONDecodeError:
-        return _error(400, "bad_request", 'The body must be JSON: {"message": "…"}.')
+        return None, _error(400, "bad_request", f"The body must be JSON: {example}.")
+
+
+async def chat(request: Request) -> Response:
+    """``{message, sessionId?}`` → ``{message, sessionId, toolData}``, as the Node original."""
+    data, refused = await _json_body(request, '{"message": "…"}')
+    if refused is not None:
+        return refused
     if not isinstance(data, dict) or not isinstance(data.get("message"), str):
         return _error(400, "bad_request", "The body needs a string 'message'.")
     text: str = data["message"]
@@ -114,6 +124,54 @@ async def get_session(request: Request) -> Response:
         return _error(404, "not_found", "No such session.")
     history = await stored_history(services.store, session_id, HISTORY_FOR_READY)
     return JSONResponse({"sessionId": session_id, "context": record.context, "history": history})
+
+
+async def post_feedback(request: Request) -> Response:
+    """``{turnId, rating, reason?}`` → the stored rating (the WebSocket ``feedback`` frame's
+    twin)."""
+    session_id = request.path_params["session_id"]
+    data, refused = await _json_body(request, '{"turnId": "…", "rating": "up"}')
+    if refused is not None:
+        return refused
+    problem = feedback_problem(data)
+    if problem is not None:
+        return _error(400, "bad_request", problem)
+    if not is_valid_id(session_id):
+        return _error(404, "not_found", "No such session.")
+    reason: str | None = data.get("reason")
+    try:
+        await _services(request).engine.save_feedback(
+            session_id, data["turnId"], data["rating"], reason
+        )
+    except UnknownSession:
+        return _error(404, "not_found", "No such session.")
+    except UnknownTurn:
+        return _error(404, "not_found", "This session has no finished answer with that turnId.")
+    except StorageUnavailable:
+        return _error(503, "storage_unavailable", "The rating was not saved; please retry.")
+    answer: dict[str, Any] = {"turnId": data["turnId"], "rating": data["rating"]}
+    if reason is not None:
+        answer["reason"] = reason
+    return JSONResponse(answer)
+
+
+def feedback_problem(data: Any) -> str | None:
+    """What is wrong with a feedback body (None: nothing)."""
+    if not isinstance(data, dict):
+        return "The body must be a JSON object."
+    extra = sorted(set(data) - {"turnId", "rating", "reason"})
+    if extra:
+        return f"Unexpected fields: {', '.join(extra)[:200]}; expected turnId, rating, reason."
+    if not isinstance(data.get("turnId"), str) or not 0 < len(data["turnId"]) <= 128:
+        return "'turnId' must be a string of 1-128 characters."
+    if data.get("rating") not in ("up", "down"):
+        return '\'rating\' must be "up" or "down".'
+    reason = data.get("reason")
+    if "reason" in data and not isinstance(reason, str):
+        return "'reason' must be a string."
+    if isinstance(reason, str) and len(reason) > MAX_FEEDBACK_REASON_CHARS:
+        return f"'reason' is limited to {MAX_FEEDBACK_REASON_CHARS} characters."
+    return None
 
 
 async def health(request: Request) -> Response:

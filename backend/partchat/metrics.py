@@ -25,6 +25,18 @@ class Metrics:
             ["tool", "outcome"],
             registry=r,
         )
+        self.feedback = Counter(
+            "partchat_feedback",
+            "Shoppers' ratings stored (a new or changed rating of an answer), by rating",
+            ["rating"],
+            registry=r,
+        )
+        self.unknown_lookups = Counter(
+            "partchat_unknown_lookups",
+            "Part or model numbers a tool result said the catalog does not have, by kind",
+            ["kind"],
+            registry=r,
+        )
         self.connections = Gauge(
             "partchat_open_connections", "Open WebSocket connections", registry=r
         )

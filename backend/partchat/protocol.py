@@ -34,9 +34,11 @@ ErrorCode = Literal[
     "internal",
     "storage_unavailable",
     "turn_elsewhere",
+    "not_found",
 ]
 FinishReason = Literal["stop", "aborted", "error", "length"]
-CLIENT_TYPES = ("hello", "message", "stop", "ping")
+Rating = Literal["up", "down"]
+CLIENT_TYPES = ("hello", "message", "stop", "ping", "feedback")
 
 
 class HelloFrame(TypedDict):
@@ -59,13 +61,25 @@ class PingFrame(TypedDict):
     type: Literal["ping"]
 
 
-ClientFrame = HelloFrame | MessageFrame | StopFrame | PingFrame
+class FeedbackFrame(TypedDict):
+    type: Literal["feedback"]
+    turnId: str
+    rating: Rating
+    reason: NotRequired[str]
+
+
+ClientFrame = HelloFrame | MessageFrame | StopFrame | PingFrame | FeedbackFrame
 
 
 class ToolOutput(TypedDict):
     toolCallId: str
     toolName: str
     output: dict[str, Any]
+
+
+class Feedback(TypedDict):
+    rating: Rating
+    reason: NotRequired[str]
 
 
 class HistoryMessage(TypedDict):
@@ -75,6 +89,7 @@ class HistoryMessage(TypedDict):
     turnId: str
     status: NotRequired[str]
     toolOutputs: NotRequired[list[ToolOutput]]
+    feedback: NotRequired[Feedback]  # assistant messages the shopper rated
 
 
 class Inflight(TypedDict):
@@ -147,6 +162,15 @@ class FinishEvent(TypedDict):
     finishReason: FinishReason
 
 
+class FeedbackSavedEvent(TypedDict):
+    """Connection-level (no seq): the rating of ``turnId`` is stored."""
+
+    type: Literal["feedback_saved"]
+    turnId: str
+    rating: Rating
+    reason: NotRequired[str]
+
+
 class ErrorEvent(TypedDict):
     type: Literal["error"]
     code: ErrorCode
@@ -198,6 +222,7 @@ _DEFINITIONS = {
     "message": "MessageFrame",
     "stop": "StopFrame",
     "ping": "PingFrame",
+    "feedback": "FeedbackFrame",
 }
 
 
@@ -278,7 +303,7 @@ def _best_error(data: dict[str, Any], kind: str) -> str:
     )
 
 
-def encode(event: dict[str, Any] | TurnEvent | ReadyEvent) -> str:
+def encode(event: dict[str, Any] | TurnEvent | ReadyEvent | FeedbackSavedEvent) -> str:
     return orjson.dumps(event).decode()
 
 

@@ -67,6 +67,8 @@ class Settings:
     db_pool_min: int = 1
     db_pool_max: int = 10
     db_timeout_s: float = 5.0
+    # The operator JSON API (/api/admin/): None keeps it off (every path 404). Never logged.
+    admin_token: str | None = field(default=None, repr=False)
     # /mcp: the tools over MCP Streamable HTTP (partchat.mcp_http); with a token, requests
     # need ``Authorization: Bearer <token>``. Never logged.
     mcp: bool = False
@@ -129,6 +131,7 @@ class Settings:
             db_pool_min=pool_min,
             db_pool_max=pool_max,
             db_timeout_s=_float(e, "PARTCHAT_DB_TIMEOUT_S", 5.0),
+            admin_token=_admin_token(e.get("PARTCHAT_ADMIN_TOKEN", "")),
             mcp=_choice(e, "PARTCHAT_MCP", "off", ("on", "off")) == "on",
             mcp_token=e.get("PARTCHAT_MCP_TOKEN", "").strip() or None,
         )
@@ -185,6 +188,24 @@ def _database_url(raw: str) -> str | None:
             "(or leave it unset for SQLite in PARTCHAT_DATA_DIR)"
         )
     return url
+
+
+MIN_ADMIN_TOKEN_CHARS = 16
+
+
+def _admin_token(raw: str) -> str | None:
+    """None (the admin API off) or a bearer token of at least 16 characters."""
+    token = raw.strip()
+    if not token:
+        return None
+    if len(token) < MIN_ADMIN_TOKEN_CHARS or any(c.isspace() for c in token):
+        # The value itself is never repeated.
+        raise SettingsError(
+            f"PARTCHAT_ADMIN_TOKEN: expected at least {MIN_ADMIN_TOKEN_CHARS} characters"
+            " without spaces (e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`),"
+            " or leave it unset to keep the admin API off"
+        )
+    return token
 
 
 def _origins(raw: str) -> tuple[str, ...]:

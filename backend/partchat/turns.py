@@ -28,9 +28,11 @@ from partchat.agent.state import Context, turn_input
 from partchat.agent.streaming import with_text_sink
 from partchat.metrics import Metrics
 from partchat.protocol import (
+    Feedback,
     FinishEvent,
     FinishReason,
     HistoryMessage,
+    Rating,
     StartEvent,
     TextDeltaEvent,
     ToolOutput,
@@ -40,14 +42,17 @@ from partchat.protocol import (
 )
 from partchat.store import (
     BeginTurn,
+    SavedFeedback,
     SessionRecord,
     SessionStore,
     StorageUnavailable,
+    ToolCallRecord,
     TurnRecord,
     TurnRunningElsewhere,
     empty_context,
 )
 from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
+from partchat.tool_records import tool_records_of
 from partchat.workers import WorkerRegistry
 
 if TYPE_CHECKING:
@@ -96,8 +101,12 @@ class TurnRun:
     stop_requested: bool = False
     flush_text: Callable[[], None] = lambda: None  # publishes text the sink holds back
     running: bool = False  # the task has taken its first step (cancel reaches its finally)
-    started: float = field(default_factory=time.perf_counter)
+    started: float = field(default_factory=time.perf_counter)  # the message was received
     first_token: float | None = None
+    admitted: float | None = None  # the turn started (the gate let it in)
+    llm_s: float = 0.0  # time in the llm node's steps
+    tools_s: float = 0.0  # time in the tools node's steps
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
 
 
 @dataclass
@@ -194,8 +203,10 @@ class TurnEngine:
         hub_ttl_s: float = REPLAY_TTL_S,
         gate: TurnGate | None = None,
         live: RedisEventLog | None = None,
+        model_name: str | None = None,
     ) -> None:
         self.store = store
+        self.model_name = model_name  # recorded with each turn
         self.gate = gate or TurnGate(0)
         self.hub_ttl_s = hub_ttl_s
         self.graph = graph
@@ -369,6 +380,7 @@ class TurnEngine:
 
         Raises ``StorageUnavailable`` when the message could not be stored.
         """
+        received = time.perf_counter()
         if hub.turn is not None:
             if hub.turn.message_id == client_message_id:
                 return Submitted("duplicate", hub.turn.turn_id, hub.turn.message_id)
@@ -389,7 +401,12 @@ class TurnEngine:
             return Submitted("busy", elsewhere=True)
         if begin_result.duplicate:
             return Submitted("duplicate", begin_result.turn.id, client_message_id)
-        run = TurnRun(begin_result.turn.id, client_message_id, begin_result.user_message_id)
+        run = TurnRun(
+            begin_result.turn.id,
+            client_message_id,
+            begin_result.user_message_id,
+            started=received,
+        )
         hub.turn = run
         hub.history.append(
             HistoryMessage(
@@ -427,6 +444,37 @@ class TurnEngine:
                 if attempt or await self.workers.owner_alive(exc.turn.owner):
                     return None
         return None
+
+    async def save_feedback(
+        self, session_id: str, turn_id: str, rating: Rating, reason: str | None = None
+    ) -> SavedFeedback:
+        """Store the shopper's rating of a finished turn of the session, from any server.
+
+        This process's hub of the session (if it has one) shows it in its history at
+        once; other processes' hubs are read again (the write moves the session's
+        version). Raises ``UnknownSession``, ``UnknownTurn``, ``StorageUnavailable``.
+        """
+        hub = self.hubs.get(session_id)
+        saved = await self.store.save_feedback(
+            session_id,
+            turn_id,
+            rating,
+            reason,
+            expect_version=hub.session_version if hub is not None else None,
+        )
+        if saved.changed:
+            self.metrics.feedback.labels(rating).inc()
+        hub = self.hubs.get(session_id)
+        if hub is not None:
+            feedback: Feedback = {"rating": rating}
+            if reason is not None:
+                feedback["reason"] = reason
+            for message in hub.history:
+                if message["turnId"] == turn_id and message["role"] == "assistant":
+                    message["feedback"] = feedback
+            if saved.changed:
+                _wrote(hub, saved.session_version)
+        return saved
 
     async def follow_elsewhere(self, hub: Hub) -> bool:
         """Relay into the hub the turn another server runs (Redis configured); False:
@@ -504,6 +552,7 @@ class TurnEngine:
             if run.stop_requested:
                 raise asyncio.CancelledError
             ticket = await self.gate.admit()
+            run.admitted = step_started = time.perf_counter()
             # Ids set here, unique within the turn: LangGraph's add_messages would give
             # each one a uuid4 (os.urandom) on every turn.
             messages: list[BaseMessage] = [
@@ -514,6 +563,13 @@ class TurnEngine:
             state = {**turn_input(hub.context), "messages": messages}
             config = with_text_sink(None, self._text_sink(hub, run))
             async for mode, chunk in self.graph.astream(state, config, stream_mode=["updates"]):
+                step_ended = time.perf_counter()
+                if isinstance(chunk, dict):
+                    if "llm" in chunk:
+                        run.llm_s += step_ended - step_started
+                    elif "tools" in chunk:
+                        run.tools_s += step_ended - step_started
+                        run.tool_calls.extend(tool_records_of(chunk["tools"]))
                 run.flush_text()
                 for event in adapt(mode, chunk, run.turn_id):
                     self._track(run, event)
@@ -529,6 +585,7 @@ class TurnEngine:
                 # The graph's next node runs when this loop asks for it: it waits its turn
                 # while the server is saturated (answers streaming meanwhile go first).
                 await self.gate.admit(step_of=ticket)
+                step_started = time.perf_counter()
         except asyncio.CancelledError:
             finish_reason = "aborted"
             if not run.stop_requested:
@@ -632,10 +689,11 @@ class TurnEngine:
         hub.context = context
         ended = time.perf_counter()
         timings = {
-            "totalMs": round((ended - run.started) * 1000, 1),
-            "firstTokenMs": round((run.first_token - run.started) * 1000, 1)
-            if run.first_token
-            else None,
+            "queueMs": _ms(run.admitted - run.started) if run.admitted else None,
+            "firstTokenMs": _ms(run.first_token - run.started) if run.first_token else None,
+            "llmMs": _ms(run.llm_s),
+            "toolsMs": _ms(run.tools_s),
+            "totalMs": _ms(ended - run.started),
         }
         # The finish event's seq is what the store records as last_seq.
         finish_seq = hub.last_seq + 1
@@ -650,6 +708,8 @@ class TurnEngine:
                 last_seq=finish_seq,
                 timings=timings,
                 expect_version=hub.session_version,
+                tool_calls=run.tool_calls,
+                model=self.model_name,
             )
             message_id = finished.message_id
             _wrote(hub, finished.session_version)
@@ -678,6 +738,11 @@ class TurnEngine:
             self.live.expire_after_turn(hub.session_id)
         if not hub.subscribers:
             hub.idle_since = self.clock()
+        for call in run.tool_calls:
+            if call["unknownParts"]:
+                self.metrics.unknown_lookups.labels("part").inc(len(call["unknownParts"]))
+            if call["unknownModels"]:
+                self.metrics.unknown_lookups.labels("model").inc(len(call["unknownModels"]))
         self.metrics.turn_finished(
             reason,
             ended - run.started,
@@ -735,6 +800,10 @@ class TurnEngine:
             if pending:
                 with contextlib.suppress(Exception):
                     await asyncio.wait(pending, timeout=5.0)
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)
 
 
 def _context(raw: Any) -> Context:

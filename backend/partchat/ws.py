@@ -24,6 +24,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from partchat.protocol import (
     ErrorCode,
+    FeedbackFrame,
+    FeedbackSavedEvent,
     HelloFrame,
     Inflight,
     MessageFrame,
@@ -34,7 +36,7 @@ from partchat.protocol import (
     parse_client_frame,
 )
 from partchat.security import origin_allowed
-from partchat.store import StorageUnavailable
+from partchat.store import StorageUnavailable, UnknownSession, UnknownTurn
 
 if TYPE_CHECKING:
     from partchat.services import Services
@@ -260,6 +262,8 @@ async def _receive_loop(services: Services, conn: Connection) -> None:
             await _on_message(services, conn, frame)  # type: ignore[arg-type]
         elif kind == "stop":
             await services.engine.stop_anywhere(conn.hub)
+        elif kind == "feedback":
+            await _on_feedback(services, conn, frame)  # type: ignore[arg-type]
 
 
 def _send_error(
@@ -375,6 +379,31 @@ async def _on_message(services: Services, conn: Connection, frame: MessageFrame)
         for item in hub.buffer:
             if item.turn_id == submitted.turn_id:
                 conn.deliver(item.seq, item.frame)
+
+
+FEEDBACK_NOT_FOUND = "This session has no finished answer with that turnId."
+
+
+async def _on_feedback(services: Services, conn: Connection, frame: FeedbackFrame) -> None:
+    """Store the rating (any server: the store holds it) and answer ``feedback_saved``."""
+    assert conn.hub is not None
+    turn_id = frame["turnId"]
+    reason = frame.get("reason")
+    try:
+        await services.engine.save_feedback(conn.hub.session_id, turn_id, frame["rating"], reason)
+    except (UnknownSession, UnknownTurn):
+        services.metrics.errors.labels("not_found").inc()
+        conn.send_now(encode(error_event("not_found", FEEDBACK_NOT_FOUND, turn_id)))
+        return
+    except StorageUnavailable:
+        services.metrics.errors.labels("storage_unavailable").inc()
+        message = "Your rating was not saved because storage is unavailable; please send it again."
+        conn.send_now(encode(error_event("storage_unavailable", message, turn_id)))
+        return
+    saved = FeedbackSavedEvent(type="feedback_saved", turnId=turn_id, rating=frame["rating"])
+    if reason is not None:
+        saved["reason"] = reason
+    conn.send_now(encode(saved))
 
 
 def close_all(

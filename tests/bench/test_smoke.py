@@ -87,6 +87,19 @@ def test_component_benches_ran(smoke: dict) -> None:  # type: ignore[type-arg]
 
 
 @pytest.mark.timeout(300)
+def test_admin_bench_reads_a_generated_store(smoke: dict) -> None:  # type: ignore[type-arg]
+    r = smoke["admin"]
+    assert r["sessions"] == 2000 and r["rows"]["sessions"] == 2000
+    assert r["rows"]["tool_calls"] > 0 and r["rows"]["feedback"] > 0
+    reads = r["sqlite"]
+    assert reads["list_first_page"]["items"] == 50
+    assert reads["list_deep_cursor_page"]["items"] == 50
+    assert reads["filter_feedback_down"]["items"] > 0
+    assert reads["export_feedback_down_jsonl"]["bytes"] > 0
+    assert all(x["ms"] > 0 for x in reads.values())
+
+
+@pytest.mark.timeout(300)
 def test_plain_langgraph_baseline_runs(smoke: dict) -> None:  # type: ignore[type-arg]
     """The issue's baseline is served by bench/baseline_server.py and driven by the same
     client; stock streaming sends one frame per token (nothing coalesced)."""

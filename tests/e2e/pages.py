@@ -6,18 +6,21 @@ the widget (inside its shadow root on a host page).
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from playwright.sync_api import Locator, Page
 
 ANSWER_TIMEOUT_MS = 20_000
 FINAL_STATUSES = ("complete", "partial", "failed", "interrupted")
 
-SUGGESTIONS = (
-    "How can I install part number PS11752778?",
-    "Is this part compatible with my WDT780SAEM1 model?",
-    "The ice maker on my Whirlpool fridge is not working. How can I fix it?",
+# The empty chat's suggestions, from the file the frontend shows them from.
+SUGGESTIONS: tuple[str, ...] = tuple(
+    json.loads(
+        (Path(__file__).parents[2] / "frontend/src/chat/suggestions.json").read_text("utf-8")
+    )
 )
 
 # Records every WebSocket the page opens (window.__pcSockets) so a test can drop the live
@@ -64,6 +67,14 @@ class Chat:
 
     def __init__(self, page: Page) -> None:
         self.page = page
+
+    @classmethod
+    def at(cls, page: Page, url: str) -> Chat:
+        """Opens the chat app at ``url`` and waits for its session."""
+        page.goto(url)
+        chat = cls(page)
+        chat.wait_ready()
+        return chat
 
     def tid(self, test_id: str) -> Locator:
         return self.page.get_by_test_id(test_id)
@@ -198,3 +209,90 @@ class Widget(Chat):
     def open(self, timeout: float = 10_000) -> None:
         self.launcher.click(timeout=timeout)
         self.root.wait_for(timeout=timeout)
+
+
+class Rating:
+    """The thumbs up / down of one assistant answer."""
+
+    def __init__(self, message: Locator) -> None:
+        self.message = message
+
+    @property
+    def root(self) -> Locator:
+        return self.message.get_by_test_id("pc-feedback")
+
+    @property
+    def up(self) -> Locator:
+        return self.message.get_by_test_id("pc-feedback-up")
+
+    @property
+    def down(self) -> Locator:
+        return self.message.get_by_test_id("pc-feedback-down")
+
+    @property
+    def reason(self) -> Locator:
+        return self.message.get_by_test_id("pc-feedback-reason")
+
+    @property
+    def send(self) -> Locator:
+        return self.message.get_by_test_id("pc-feedback-send")
+
+    @property
+    def saved_reason(self) -> Locator:
+        return self.message.get_by_test_id("pc-feedback-saved-reason")
+
+    def wait_saved(self, rating: str, timeout: float = 10_000) -> None:
+        self.message.locator(
+            f'[data-testid="pc-feedback"][data-rating="{rating}"][data-feedback-status="saved"]'
+        ).wait_for(timeout=timeout)
+
+
+class DemoStore(Widget):
+    """The demo store's product page (``/demo/``) with the widget embedded."""
+
+    def store(self, test_id: str) -> Locator:
+        return self.page.get_by_test_id(test_id)
+
+    @property
+    def part_number(self) -> str:
+        return self.store("demo-product").get_attribute("data-part-number") or ""
+
+    def ask_about_part(self) -> None:
+        self.store("demo-ask").click()
+
+    def check_fit(self, model: str) -> None:
+        self.store("demo-fit-model").fill(model)
+        self.store("demo-fit-check").click()
+
+
+class Admin:
+    """The operator page (``/admin/``)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+
+    def tid(self, test_id: str) -> Locator:
+        return self.page.get_by_test_id(test_id)
+
+    def login(self, token: str) -> None:
+        self.tid("admin-token").fill(token)
+        self.tid("admin-login-submit").click()
+
+    @property
+    def sessions(self) -> Locator:
+        return self.tid("admin-session")
+
+    def session(self, session_id: str) -> Locator:
+        return self.page.locator(f'[data-testid="admin-session"][data-session-id="{session_id}"]')
+
+    def apply_filters(self, **checks: bool | str) -> None:
+        """``feedback="down"``, ``errors=True``, ``symptom="Not draining"``…"""
+        for name, value in checks.items():
+            field = self.tid("admin-filter-" + name.replace("_", "-"))
+            if isinstance(value, bool):
+                field.set_checked(value)
+            elif name == "feedback":
+                field.select_option(value)
+            else:
+                field.fill(value)
+        self.tid("admin-filter-apply").click()

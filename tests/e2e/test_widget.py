@@ -18,38 +18,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(30)]
 
 INSTALL, COMPAT, _ = SUGGESTIONS
 
-# Everything a careless or hostile host page might do to an embedded widget.
-HOSTILE_CSS = """
-* { all: unset !important; }
-head, script, style, title { display: none !important; }
-html, body { display: block !important; font-size: 64px !important; line-height: 3 !important;
-  font-family: "Comic Sans MS", cursive !important; color: #f0f !important;
-  background: #ff0 !important; }
-body * { font-size: 48px !important; color: #0f0 !important; letter-spacing: 0.3em !important; }
-p, h1, main { display: block !important; }
-div { display: none !important; }
-[data-partchat-widget] { display: none !important; opacity: 0 !important;
-  transform: scale(0.1) !important; position: absolute !important; left: -9999px !important; }
-button, textarea, input { background: hotpink !important; border: 6px dashed red !important;
-  padding: 40px !important; font-size: 60px !important; }
-section, article, header, form, ul, li, a, span, h2, h4 {
-  display: inline !important; position: static !important; z-index: -1 !important; }
-.war { display: block !important; position: fixed !important; left: 0 !important;
-  top: 0 !important; width: 100vw !important; height: 30vh !important;
-  z-index: 2147483647 !important; background: rgba(255, 0, 0, 0.25) !important; }
-"""
-
-PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Hostile host</title><style>{css}</style></head>
-<body>
-<main><h1>Acme parts (hostile host)</h1>
-<p>Host content. A light-DOM div follows:</p><div id="host-div">host div</div></main>
-<section class="war">z-index war</section>
-{widget}
-</body></html>
-"""
+# The hostile host page: its CSS tries everything against an embedded widget.
+HOSTILE_PAGE = (Path(__file__).parent / "fixtures" / "hostile.html").read_text(encoding="utf-8")
+WIDGET_SLOT = "<!--WIDGET-->"
 
 WIDGET_TAG = (
     '<script src="{server}/widget.js" data-server="{server}" data-title="Parts help"'
@@ -112,8 +83,8 @@ def setup(module_server_factory: ServerFactory) -> Iterator[Setup]:
     server = module_server_factory("widget", PARTCHAT_ALLOWED_ORIGINS=allowed.origin)
     widget = WIDGET_TAG.format(server=server.base_url)
     for host in (allowed, refused):
-        host.pages["/"] = PAGE.format(css=HOSTILE_CSS, widget=widget)
-        host.pages["/baseline"] = PAGE.format(css=HOSTILE_CSS, widget="")
+        host.pages["/"] = HOSTILE_PAGE.replace(WIDGET_SLOT, widget)
+        host.pages["/baseline"] = HOSTILE_PAGE.replace(WIDGET_SLOT, "")
         host.start()
     yield Setup(server, allowed, refused)
     allowed.stop()

@@ -75,3 +75,33 @@ def test_a_server_with_redis_configured_refuses_to_start_without_it(
         TestClient(create_app(settings)),
     ):
         pass
+
+
+@pytest.fixture
+def built_static(tmp_path: Path) -> Path:
+    """A frontend build with the chat, the demo and the operator page."""
+    static = tmp_path / "static"
+    for page in ("index.html", "demo/index.html", "admin/index.html"):
+        (static / page).parent.mkdir(parents=True, exist_ok=True)
+        (static / page).write_text(f"<!doctype html><title>{page}</title>", encoding="utf-8")
+    return static
+
+
+def test_the_operator_page_is_served_only_when_the_admin_api_is_on(
+    settings: Settings, built_static: Path
+) -> None:
+    on = settings.with_overrides(static_dir=built_static, admin_token="x" * 24)
+    with TestClient(create_app(on)) as client:
+        page = client.get("/admin/")
+        assert page.status_code == 200 and "admin/index.html" in page.text
+        assert client.get("/admin/index.html").status_code == 200
+        redirect = client.get("/admin", follow_redirects=False)
+        assert redirect.status_code == 308 and redirect.headers["location"] == "/admin/"
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+
+    off = settings.with_overrides(static_dir=built_static, admin_token=None)
+    with TestClient(create_app(off)) as client:
+        for path in ("/admin", "/admin/", "/admin/index.html", "/admin/anything"):
+            assert client.get(path, follow_redirects=False).status_code == 404, path
+        assert client.get("/").status_code == 200  # the rest of the frontend is unchanged
+        assert client.get("/demo/").status_code == 200

@@ -123,8 +123,9 @@ async def test_servers_starting_together_migrate_once(postgres_dsn: str) -> None
             (i + 1, name) for i, (name, _) in enumerate(MIGRATIONS)
         ]
         assert await backend.rows("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'public'") == [
-            (6,)
-        ]  # sessions, turns, messages, workers, store_writes, schema_migrations
+            (8,)
+        ]  # sessions, turns, messages, workers, store_writes, schema_migrations, tool_calls,
+        # feedback
         # Opening again applies nothing; a database from a newer partchat is refused.
         again = await PostgresStore.open(dsn)
         await again.close()

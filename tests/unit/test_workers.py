@@ -106,8 +106,7 @@ async def test_a_version_1_database_migrates_and_keeps_its_turns(db_path: Path) 
         )
     store = await SqliteStore.open(db_path)
     try:
-        assert SCHEMA_VERSION == 3
-        assert await store.schema_version() == 3
+        assert await store.schema_version() == SCHEMA_VERSION
         session = await store.get_session("s_legacy_session_01")
         assert session is not None and (session.last_seq, session.version) == (3, 0)
         turn = await store.get_turn("t_legacy_turn_00001")

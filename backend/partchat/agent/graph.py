@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
@@ -18,6 +19,7 @@ from partchat.agent.state import AgentState
 from partchat.agent.streaming import stream_reply, text_sink
 from partchat.catalog.types import CatalogReader
 from partchat.nlu.model import Understanding
+from partchat.tool_records import ARGUMENTS_KEY, DURATION_KEY
 from partchat.toolbox import Toolbox
 
 MAX_TOOL_ROUNDS = 6
@@ -31,6 +33,13 @@ APOLOGY = (
 
 def tool_result_json(result: dict[str, Any]) -> str:
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+async def _timed(toolbox: Toolbox, name: str, args: Any) -> tuple[dict[str, Any], float]:
+    """The tool's result and how long it took (ms)."""
+    started = time.perf_counter()
+    result = await toolbox.call(name, args)
+    return result, round((time.perf_counter() - started) * 1000, 3)
 
 
 def build_graph(
@@ -63,10 +72,10 @@ def build_graph(
         last = state["messages"][-1]
         assert isinstance(last, AIMessage)
         calls = list(last.tool_calls)
-        results = await asyncio.gather(*(toolbox.call(c["name"], c["args"]) for c in calls))
+        timed = await asyncio.gather(*(_timed(toolbox, c["name"], c["args"]) for c in calls))
         messages: list[ToolMessage] = []
         streak = state.get("tool_error_streak", 0)
-        for call, result in zip(calls, results, strict=True):
+        for call, (result, duration_ms) in zip(calls, timed, strict=True):
             ok = bool(result.get("ok"))
             streak = 0 if ok else streak + 1
             messages.append(
@@ -76,6 +85,8 @@ def build_graph(
                     name=call["name"],
                     status="success" if ok else "error",
                     artifact=result,
+                    # for the turn's record (partchat.tool_records), never sent to the model
+                    response_metadata={DURATION_KEY: duration_ms, ARGUMENTS_KEY: call["args"]},
                 )
             )
         # Arguments that were not JSON arrive as invalid_tool_calls: answer them too.
@@ -96,6 +107,7 @@ def build_graph(
                     name=bad.get("name") or "unknown",
                     status="error",
                     artifact=result,
+                    response_metadata={DURATION_KEY: 0.0, ARGUMENTS_KEY: bad.get("args")},
                 )
             )
         return AgentState(

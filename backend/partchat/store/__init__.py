@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Literal
 
 from partchat.settings import Settings, SettingsError
+from partchat.store.admin import AdminFilters, AdminPage
 from partchat.store.protocol import SessionStore
 from partchat.store.records import (
     BeginTurn,
@@ -24,11 +25,14 @@ from partchat.store.records import (
     FinishTurn,
     HistoryMessage,
     MessageStatus,
+    Rating,
     Role,
+    SavedFeedback,
     SessionContext,
     SessionRecord,
     StorageUnavailable,
     StoreError,
+    ToolCallRecord,
     TurnRecord,
     TurnRunningElsewhere,
     TurnStatus,
@@ -43,17 +47,22 @@ from partchat.store.records import (
 )
 
 __all__ = [
+    "AdminFilters",
+    "AdminPage",
     "BeginTurn",
     "FinishReason",
     "FinishTurn",
     "HistoryMessage",
     "MessageStatus",
+    "Rating",
     "Role",
+    "SavedFeedback",
     "SessionContext",
     "SessionRecord",
     "SessionStore",
     "StorageUnavailable",
     "StoreError",
+    "ToolCallRecord",
     "TurnRecord",
     "TurnRunningElsewhere",
     "TurnStatus",

@@ -57,30 +57,55 @@ import asyncio
 import math
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from datetime import date
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 import asyncpg
 import orjson
 
+from partchat.store.admin import (
+    DETAIL_SESSION_COLUMNS,
+    DETAIL_TOOL_COLUMNS,
+    DETAIL_TURN_COLUMNS,
+    TOP_LIMIT,
+    UNKNOWN_OF_SESSIONS,
+    AdminFilters,
+    AdminPage,
+    day_range,
+    detail_ids,
+    details_in_order,
+    filter_sql,
+    numbered,
+    page_ids,
+    page_sql,
+    stats_record,
+    summary_page,
+)
 from partchat.store.records import (
+    HISTORY_SELECT,
     TURN_STATUS_FOR_REASON,
     BeginTurn,
     FinishReason,
     FinishTurn,
     HistoryMessage,
+    Rating,
+    SavedFeedback,
     SessionRecord,
     StorageUnavailable,
     StoreError,
+    ToolCallRecord,
     TurnRecord,
     TurnRunningElsewhere,
     UnknownSession,
     UnknownTurn,
     WorkerRecord,
     check_client_message_id,
+    check_feedback,
     check_finish,
     empty_context,
+    history_from_row,
     is_valid_id,
     new_message_id,
     new_session_id,
@@ -173,6 +198,60 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             f"INSERT INTO store_writes VALUES ('{_RETIRED}', 0, 0)",
         ),
     ),
+    (
+        "tool calls, timings, model and feedback for the operator",
+        (
+            "ALTER TABLE turns ADD COLUMN model text",
+            "ALTER TABLE turns ADD COLUMN first_token_ms double precision",
+            """
+            CREATE TABLE tool_calls (
+                turn_id        text NOT NULL REFERENCES turns (id) ON DELETE CASCADE,
+                position       integer NOT NULL,
+                session_id     text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                tool_call_id   text NOT NULL,
+                round          integer NOT NULL,
+                name           text NOT NULL,
+                arguments      jsonb NOT NULL,
+                ok             boolean NOT NULL,
+                error_code     text,
+                duration_ms    double precision NOT NULL,
+                result_bytes   integer NOT NULL,
+                result         jsonb,
+                unknown_parts  jsonb,
+                unknown_models jsonb,
+                created_at     double precision NOT NULL,
+                PRIMARY KEY (turn_id, position)
+            )
+            """,
+            "CREATE INDEX tool_calls_session ON tool_calls (session_id)",
+            "CREATE INDEX tool_calls_errors ON tool_calls (session_id) WHERE NOT ok",
+            "CREATE INDEX tool_calls_unknown ON tool_calls (session_id)"
+            " WHERE (unknown_parts IS NOT NULL OR unknown_models IS NOT NULL)",
+            "CREATE INDEX tool_calls_created ON tool_calls (created_at, ok)",
+            "CREATE INDEX tool_calls_unknown_parts ON tool_calls (created_at)"
+            " WHERE unknown_parts IS NOT NULL",
+            "CREATE INDEX tool_calls_unknown_models ON tool_calls (created_at)"
+            " WHERE unknown_models IS NOT NULL",
+            """
+            CREATE TABLE feedback (
+                turn_id    text PRIMARY KEY REFERENCES turns (id) ON DELETE CASCADE,
+                session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+                rating     text NOT NULL CHECK (rating IN ('up', 'down')),
+                reason     text,
+                created_at double precision NOT NULL,
+                updated_at double precision NOT NULL
+            )
+            """,
+            "CREATE INDEX feedback_session ON feedback (session_id, rating)",
+            "CREATE INDEX sessions_activity ON sessions (updated_at DESC, id DESC)",
+            "CREATE INDEX turns_session ON turns (session_id, started_at)",
+            "CREATE INDEX turns_started ON turns (started_at, first_token_ms)",
+            "CREATE INDEX turns_errors ON turns (session_id)"
+            " WHERE (status IN ('failed', 'interrupted') OR finish_reason = 'error')",
+            "CREATE INDEX messages_answers ON messages (created_at, turn_id)"
+            " WHERE role = 'assistant'",
+        ),
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -190,6 +269,19 @@ _BUMP = (
 )
 _NEXT_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = $2)"
 _LOCK_SESSION = "SELECT version FROM sessions WHERE id = $1 FOR UPDATE"
+# finish_turn's tool calls, from one JSON array ($16; $2 session, $5 now, $7 turn)
+_INSERT_TOOL_CALLS = (
+    "c AS (INSERT INTO tool_calls (turn_id, position, session_id, tool_call_id, round, name,"
+    "  arguments, ok, error_code, duration_ms, result_bytes, result, unknown_parts,"
+    "  unknown_models, created_at)"
+    " SELECT $7, r.position, $2, r.tool_call_id, r.round, r.name, r.arguments, r.ok,"
+    "  r.error_code, r.duration_ms, r.result_bytes, r.result, r.unknown_parts,"
+    "  r.unknown_models, $5"
+    " FROM jsonb_to_recordset(COALESCE($16::jsonb, '[]'::jsonb)) AS r (position integer,"
+    "  tool_call_id text, round integer, name text, arguments jsonb, ok boolean,"
+    "  error_code text, duration_ms double precision, result_bytes integer, result jsonb,"
+    "  unknown_parts jsonb, unknown_models jsonb))"
+)
 
 
 # --------------------------------------------------------------------------- values
@@ -211,6 +303,24 @@ def _dumps(value: object) -> str:
     if "\\u0000" in text:  # rare: only then walk the value
         text = orjson.dumps(_clean(value), option=orjson.OPT_NON_STR_KEYS).decode()
     return text
+
+
+def _tool_call_json(position: int, call: ToolCallRecord) -> dict[str, Any]:
+    """A tool call as ``_INSERT_TOOL_CALLS`` reads it."""
+    return {
+        "position": position,
+        "tool_call_id": call["toolCallId"],
+        "round": int(call["round"]),
+        "name": call["name"],
+        "arguments": call["arguments"],
+        "ok": bool(call["ok"]),
+        "error_code": call["errorCode"],
+        "duration_ms": float(call["durationMs"]),
+        "result_bytes": int(call["resultBytes"]),
+        "result": call["result"],
+        "unknown_parts": call["unknownParts"] or None,
+        "unknown_models": call["unknownModels"] or None,
+    }
 
 
 def _text(value: str) -> str:
@@ -406,6 +516,21 @@ class PostgresStore:
     async def _read(self, work: Work[T]) -> T:
         return await self._run(work, transaction=False)
 
+    async def _read_snapshot(self, work: Work[T]) -> T:
+        """``work``'s several statements in one read-only REPEATABLE READ transaction:
+        one consistent state."""
+        pool = self._live_pool()
+        try:
+            async with (
+                pool.acquire(timeout=self._timeout) as conn,
+                conn.transaction(isolation="repeatable_read", readonly=True),
+            ):
+                return await work(conn)
+        except _CAUGHT as exc:
+            if not _is_down(exc):
+                raise
+            raise _unavailable(exc) from exc
+
     async def _write(self, work: Work[T], *, transaction: bool = True) -> T:
         """``work`` in a transaction (or, for one statement, alone) on its own task: a
         caller cancelled once the unit started does not cut it short."""
@@ -596,6 +721,8 @@ class PostgresStore:
         last_seq: int,
         timings: Mapping[str, Any],
         expect_version: int | None = None,
+        tool_calls: Iterable[ToolCallRecord] = (),
+        model: str | None = None,
     ) -> FinishTurn:
         """See :meth:`partchat.store.protocol.SessionStore.finish_turn`."""
         check_finish(status, finish_reason)
@@ -605,6 +732,9 @@ class PostgresStore:
         tool_outputs_json = _dumps(outputs) if outputs else None
         context_json = _dumps(dict(context))
         timings_json = _dumps(dict(timings))
+        first_token_ms = timings.get("firstTokenMs")
+        calls = [_tool_call_json(i, call) for i, call in enumerate(tool_calls)]
+        calls_json = _dumps(calls) if calls else None
         seq = int(last_seq)
         stored_text = _text(text)
 
@@ -634,10 +764,10 @@ class PostgresStore:
             await conn.execute(
                 f"WITH {_BUMP},"
                 " t AS (UPDATE turns SET status = $3, finish_reason = $4, ended_at = $5,"
-                "  timings = $6::jsonb WHERE id = $7),"
+                "  timings = $6::jsonb, model = $14, first_token_ms = $15 WHERE id = $7),"
                 " s AS (UPDATE sessions SET context = $8::jsonb,"
                 "  last_seq = GREATEST(last_seq, $9), updated_at = $5,"
-                "  version = version + 1 WHERE id = $2)"
+                f"  version = version + 1 WHERE id = $2), {_INSERT_TOOL_CALLS}"
                 " INSERT INTO messages"
                 " (id, session_id, turn_id, role, text, status, tool_outputs, created_at, seq)"
                 f" VALUES ($10, $2, $7, 'assistant', $11, $12, $13::jsonb, $5, {_NEXT_SEQ})",
@@ -654,6 +784,9 @@ class PostgresStore:
                 stored_text,
                 status,
                 tool_outputs_json,
+                model,
+                first_token_ms,
+                calls_json,
             )
             return FinishTurn(message_id, version_after(before, expect_version))
 
@@ -817,27 +950,164 @@ class PostgresStore:
         if not is_valid_id(session_id) or limit <= 0:
             return []
         rows = await self._fetch(
-            "SELECT m.id, m.role, m.text, m.turn_id, m.status, m.tool_outputs,"
-            " t.client_message_id FROM messages m LEFT JOIN turns t ON t.id = m.turn_id"
-            " WHERE m.session_id = $1 ORDER BY m.seq DESC LIMIT $2",
+            f"{HISTORY_SELECT} WHERE m.session_id = $1 ORDER BY m.seq DESC LIMIT $2",
             session_id,
             int(limit),
         )
         rows.reverse()
-        return [
-            {
-                "id": row[6] if client_ids and row[1] == "user" and row[6] else row[0],
-                "role": row[1],
-                "text": row[2],
-                "turnId": row[3],
-                "status": row[4],
-                "toolOutputs": orjson.loads(row[5]) if row[5] else [],
-            }
-            for row in rows
-        ]
+        return [history_from_row(row, client_ids) for row in rows]
 
     async def count_user_messages(self) -> int:
         return int(await self._fetchval("SELECT COUNT(*) FROM messages WHERE role = 'user'"))
+
+    # ----------------------------------------------------------------- feedback
+
+    async def save_feedback(
+        self,
+        session_id: str,
+        turn_id: str,
+        rating: Rating,
+        reason: str | None = None,
+        *,
+        expect_version: int | None = None,
+    ) -> SavedFeedback:
+        """See :meth:`partchat.store.protocol.SessionStore.save_feedback`."""
+        check_feedback(rating, reason)
+        if not is_valid_id(session_id):
+            raise UnknownSession(session_id)
+        if not is_valid_id(turn_id):
+            raise UnknownTurn(turn_id)
+        stored_reason = None if reason is None else _text(reason)
+
+        async def save(conn: asyncpg.Connection) -> SavedFeedback:
+            before = await conn.fetchval(_LOCK_SESSION, session_id)
+            if before is None:
+                raise UnknownSession(session_id)
+            found = await conn.fetchrow(
+                "SELECT (SELECT 1 FROM messages m WHERE m.turn_id = $1 AND m.role = 'assistant'"
+                "  AND m.session_id = $2), f.rating, f.reason, f.updated_at"
+                " FROM (SELECT 1) AS one LEFT JOIN feedback f"
+                " ON f.turn_id = $1 AND f.session_id = $2",
+                turn_id,
+                session_id,
+            )
+            assert found is not None
+            if found[0] is None:
+                raise UnknownTurn(turn_id)
+            if found[1] == rating and found[2] == stored_reason:
+                unchanged = version_after(int(before), expect_version, 0)
+                return SavedFeedback(turn_id, rating, reason, found[3], False, unchanged)
+            now = self._clock()
+            await conn.execute(
+                f"WITH {_BUMP}, s AS (UPDATE sessions SET version = version + 1 WHERE id = $3)"
+                " INSERT INTO feedback (turn_id, session_id, rating, reason, created_at,"
+                " updated_at) VALUES ($2, $3, $4, $5, $6, $6) ON CONFLICT (turn_id) DO UPDATE"
+                " SET rating = excluded.rating, reason = excluded.reason,"
+                " updated_at = excluded.updated_at",
+                self._id,
+                turn_id,
+                session_id,
+                rating,
+                stored_reason,
+                now,
+            )
+            return SavedFeedback(
+                turn_id, rating, reason, now, True, version_after(int(before), expect_version)
+            )
+
+        return await self._write(save)
+
+    # ----------------------------------------------------------------- operator reads
+
+    async def admin_sessions(
+        self, filters: AdminFilters, *, limit: int, after: tuple[float, str] | None = None
+    ) -> AdminPage:
+        """See :meth:`partchat.store.protocol.SessionStore.admin_sessions`."""
+        where, params = filter_sql(filters, after, "postgres")
+        sql = numbered(page_sql(where))
+
+        async def read(conn: asyncpg.Connection) -> AdminPage:
+            rows = list(await conn.fetch(sql, *params, int(limit) + 1))
+            ids = page_ids(rows, limit)
+            unknown = (
+                await conn.fetch(
+                    f"{UNKNOWN_OF_SESSIONS} = ANY($1::text[])"
+                    " ORDER BY c.created_at, c.turn_id, c.position",
+                    ids,
+                )
+                if ids
+                else []
+            )
+            return summary_page(rows, limit, unknown)
+
+        return await self._read_snapshot(read)
+
+    async def admin_details(self, session_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """See :meth:`partchat.store.protocol.SessionStore.admin_details`."""
+        ids = detail_ids(session_ids)
+        if not ids:
+            return []
+
+        async def read(conn: asyncpg.Connection) -> list[dict[str, Any]]:
+            sessions = await conn.fetch(
+                f"SELECT {DETAIL_SESSION_COLUMNS} FROM sessions s WHERE s.id = ANY($1::text[])",
+                ids,
+            )
+            turns = await conn.fetch(
+                f"SELECT {DETAIL_TURN_COLUMNS} WHERE t.session_id = ANY($1::text[])"
+                " ORDER BY t.started_at, u.seq",
+                ids,
+            )
+            calls = await conn.fetch(
+                f"SELECT {DETAIL_TOOL_COLUMNS} WHERE c.session_id = ANY($1::text[])"
+                " ORDER BY c.turn_id, c.position",
+                ids,
+            )
+            return details_in_order(ids, sessions, turns, calls)
+
+        return await self._read_snapshot(read)
+
+    async def admin_stats(self, first: date, last: date) -> dict[str, Any]:
+        """See :meth:`partchat.store.protocol.SessionStore.admin_stats`."""
+        start, end, days = day_range(first, last)
+
+        async def read(conn: asyncpg.Connection) -> dict[str, Any]:
+            async def rows(sql: str) -> list[Any]:
+                return list(await conn.fetch(sql, start, end))
+
+            day_rows = await rows(
+                "SELECT to_char(to_timestamp(m.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD'),"
+                " COUNT(*), COUNT(*) FILTER (WHERE f.rating = 'down'), COUNT(f.rating)"
+                " FROM messages m LEFT JOIN feedback f ON f.turn_id = m.turn_id"
+                " WHERE m.role = 'assistant' AND m.created_at >= $1 AND m.created_at < $2"
+                " GROUP BY 1"
+            )
+            unknown = (
+                "SELECT j, COUNT(*) FROM tool_calls c, jsonb_array_elements_text(c.{0}) j"
+                " WHERE c.{0} IS NOT NULL AND c.created_at >= $1 AND c.created_at < $2"
+                f" GROUP BY j ORDER BY 2 DESC, 1 LIMIT {TOP_LIMIT}"
+            )
+            parts = await rows(unknown.format("unknown_parts"))
+            models = await rows(unknown.format("unknown_models"))
+            symptoms = await rows(
+                "SELECT j, COUNT(*) FROM sessions s, jsonb_array_elements_text("
+                "CASE jsonb_typeof(s.context -> 'symptoms') WHEN 'array'"
+                " THEN s.context -> 'symptoms' ELSE '[]'::jsonb END) j"
+                " WHERE s.updated_at >= $1 AND s.updated_at < $2"
+                f" GROUP BY j ORDER BY 2 DESC, 1 LIMIT {TOP_LIMIT}"
+            )
+            tools = await rows(
+                "SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT ok) FROM tool_calls"
+                " WHERE created_at >= $1 AND created_at < $2"
+            )
+            ttft = await rows(  # nearest rank, as the SQLite backend
+                "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY first_token_ms),"
+                " percentile_disc(0.95) WITHIN GROUP (ORDER BY first_token_ms) FROM turns"
+                " WHERE started_at >= $1 AND started_at < $2 AND first_token_ms IS NOT NULL"
+            )
+            return stats_record(days, day_rows, parts, models, symptoms, tools[0], ttft[0])
+
+        return await self._read_snapshot(read)
 
     # ----------------------------------------------------------------- retention
 

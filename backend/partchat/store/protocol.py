@@ -31,15 +31,20 @@ The contract, for any backend:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import date
 from typing import Any, Literal, Protocol
 
+from partchat.store.admin import AdminFilters, AdminPage
 from partchat.store.records import (
     BeginTurn,
     FinishReason,
     FinishTurn,
     HistoryMessage,
+    Rating,
+    SavedFeedback,
     SessionRecord,
+    ToolCallRecord,
     TurnRecord,
     WorkerRecord,
 )
@@ -113,11 +118,17 @@ class SessionStore(Protocol):
         last_seq: int,
         timings: Mapping[str, Any],
         expect_version: int | None = None,
+        tool_calls: Iterable[ToolCallRecord] = (),
+        model: str | None = None,
     ) -> FinishTurn:
         """Store the assistant message, close the turn (``complete`` for stop/length,
         ``aborted``, ``failed`` for error) and save the session's context and
         ``last_seq`` (never lowered). A second call is a no-op returning the stored
         message id. Raises ``UnknownTurn``, ``StorageUnavailable``, ``ValueError``.
+
+        In the same unit: the turn's ``tool_calls`` (in order), its ``timings``
+        (``queueMs``, ``firstTokenMs``, ``llmMs``, ``toolsMs``, ``totalMs``) and the
+        ``model`` that answered.
         """
         ...
 
@@ -175,8 +186,44 @@ class SessionStore(Protocol):
         ...
 
     async def purge_older_than(self, seconds: float) -> int:
-        """Delete sessions idle for more than ``seconds`` with their turns and messages;
-        returns how many sessions. ``ValueError`` for a negative or non-finite age."""
+        """Delete sessions idle for more than ``seconds`` with their turns, messages,
+        tool calls and feedback; returns how many sessions. ``ValueError`` for a negative
+        or non-finite age."""
+        ...
+
+    # --- feedback and the operator's reads ----------------------------------------------
+    async def save_feedback(
+        self,
+        session_id: str,
+        turn_id: str,
+        rating: Rating,
+        reason: str | None = None,
+        *,
+        expect_version: int | None = None,
+    ) -> SavedFeedback:
+        """Store the shopper's rating of a finished turn (one per turn, the latest wins).
+
+        The same rating and reason again writes nothing (``changed=False``); a change
+        moves the session's version. Raises ``UnknownSession``, ``UnknownTurn`` (no such
+        turn in this session, or not finished), ``ValueError`` (bad rating or reason).
+        """
+        ...
+
+    async def admin_sessions(
+        self, filters: AdminFilters, *, limit: int, after: tuple[float, str] | None = None
+    ) -> AdminPage:
+        """Session summaries matching ``filters``, last activity first, after the keyset
+        ``after`` (``(updated_at, id)`` of the previous page's last session)."""
+        ...
+
+    async def admin_details(self, session_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Each known session's detail record (turns, timings, tool calls, feedback), in
+        the order given, from one consistent read."""
+        ...
+
+    async def admin_stats(self, first: date, last: date) -> dict[str, Any]:
+        """Answers, ratings, unknown numbers, symptoms, tool errors and time to first
+        token over the UTC days ``first``..``last``."""
         ...
 
     async def ping(self) -> None:

@@ -257,3 +257,76 @@ def version_after(before: int | None, expect: int | None, moved_by: int = 1) -> 
     if expect is None or before is None or before != expect:
         return None
     return before + moved_by
+
+
+# --------------------------------------------------------------------------- turn records
+# What a turn's finish stores besides its answer, and what the operator reads back.
+
+Rating = Literal["up", "down"]
+RATINGS: frozenset[str] = frozenset({"up", "down"})
+MAX_FEEDBACK_REASON_CHARS = 500
+
+
+class ToolCallRecord(TypedDict):
+    """One tool call of a turn, as ``finish_turn`` stores it (``partchat.tool_records``)."""
+
+    toolCallId: str
+    round: int  # the LLM → tools round of the turn it belonged to (1, 2, …)
+    name: str
+    arguments: dict[str, Any]
+    ok: bool
+    errorCode: str | None
+    durationMs: float
+    resultBytes: int  # the whole result's JSON size, even when ``result`` was dropped
+    result: dict[str, Any] | None  # None when larger than ``MAX_STORED_RESULT_BYTES``
+    unknownParts: list[str]  # part numbers the result said the catalog does not have
+    unknownModels: list[str]  # model numbers the same
+
+
+@dataclass(frozen=True, slots=True)
+class SavedFeedback:
+    """A turn's stored rating after ``save_feedback``; ``changed`` False: it was already so."""
+
+    turn_id: str
+    rating: Rating
+    reason: str | None
+    at: float
+    changed: bool
+    session_version: int | None = None
+
+
+def check_feedback(rating: object, reason: object) -> None:
+    """``ValueError`` for a rating or reason ``save_feedback`` does not take."""
+    if rating not in RATINGS:
+        raise ValueError("rating must be 'up' or 'down'")
+    if reason is not None and (
+        not isinstance(reason, str) or len(reason) > MAX_FEEDBACK_REASON_CHARS
+    ):
+        raise ValueError(
+            f"reason must be a string of at most {MAX_FEEDBACK_REASON_CHARS} characters"
+        )
+
+
+# History rows, both backends: message id, role, text, turn id, status, tool outputs (JSON
+# text), the turn's client message id, the answer's rating and reason.
+HISTORY_SELECT = (
+    "SELECT m.id, m.role, m.text, m.turn_id, m.status, m.tool_outputs, t.client_message_id,"
+    " f.rating, f.reason FROM messages m LEFT JOIN turns t ON t.id = m.turn_id"
+    " LEFT JOIN feedback f ON f.turn_id = m.turn_id AND m.role = 'assistant'"
+)
+
+
+def history_from_row(row: Sequence[Any], client_ids: bool) -> HistoryMessage:
+    message: HistoryMessage = {
+        "id": row[6] if client_ids and row[1] == "user" and row[6] else row[0],
+        "role": row[1],
+        "text": row[2],
+        "turnId": row[3],
+        "status": row[4],
+        "toolOutputs": orjson.loads(row[5]) if row[5] else [],
+    }
+    if row[7] is not None:
+        message["feedback"] = (
+            {"rating": row[7], "reason": row[8]} if row[8] is not None else {"rating": row[7]}
+        )
+    return message

@@ -44,7 +44,8 @@ import contextlib
 import math
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from datetime import date
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar, cast
@@ -52,23 +53,46 @@ from typing import Any, Literal, TypeVar, cast
 import aiosqlite
 import orjson
 
+from partchat.store.admin import (
+    DETAIL_SESSION_COLUMNS,
+    DETAIL_TOOL_COLUMNS,
+    DETAIL_TURN_COLUMNS,
+    TOP_LIMIT,
+    UNKNOWN_OF_SESSIONS,
+    AdminFilters,
+    AdminPage,
+    day_range,
+    detail_ids,
+    details_in_order,
+    filter_sql,
+    page_ids,
+    page_sql,
+    stats_record,
+    summary_page,
+)
 from partchat.store.records import (
+    HISTORY_SELECT,
     TURN_STATUS_FOR_REASON,
     BeginTurn,
     FinishReason,
     FinishTurn,
     HistoryMessage,
+    Rating,
+    SavedFeedback,
     SessionRecord,
     StorageUnavailable,
     StoreError,
+    ToolCallRecord,
     TurnRecord,
     TurnRunningElsewhere,
     UnknownSession,
     UnknownTurn,
     WorkerRecord,
     check_client_message_id,
+    check_feedback,
     check_finish,
     empty_context,
+    history_from_row,
     is_valid_id,
     new_message_id,
     new_session_id,
@@ -78,6 +102,22 @@ from partchat.store.records import (
     version_after,
     worker_from_row,
 )
+
+_FEEDBACK_LOOKUP = (
+    "SELECT s.version, (SELECT 1 FROM messages m WHERE m.turn_id = ?1 AND m.role = 'assistant'"
+    "  AND m.session_id = s.id), f.rating, f.reason, f.updated_at FROM sessions s"
+    " LEFT JOIN feedback f ON f.turn_id = ?1 AND f.session_id = s.id WHERE s.id = ?2"
+)
+_UPSERT_FEEDBACK = (
+    "INSERT INTO feedback (turn_id, session_id, rating, reason, created_at, updated_at)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (turn_id) DO UPDATE SET rating = excluded.rating,"
+    " reason = excluded.reason, updated_at = excluded.updated_at"
+)
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ", ".join("?" * len(values))
+
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "SqliteStore", "purge_sessions"]
 
@@ -164,6 +204,59 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
             )
         ),
     ),
+    # version 4: what each turn did (tool calls, timings, model) and the shopper's
+    # ratings, for the operator (partchat.store.admin); indexes for its lists and stats.
+    (
+        "ALTER TABLE turns ADD COLUMN model TEXT",
+        "ALTER TABLE turns ADD COLUMN first_token_ms REAL",
+        """
+        CREATE TABLE tool_calls (
+            turn_id        TEXT NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+            position       INTEGER NOT NULL,
+            session_id     TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            tool_call_id   TEXT NOT NULL,
+            round          INTEGER NOT NULL,
+            name           TEXT NOT NULL,
+            arguments      TEXT NOT NULL,
+            ok             INTEGER NOT NULL,
+            error_code     TEXT,
+            duration_ms    REAL NOT NULL,
+            result_bytes   INTEGER NOT NULL,
+            result         TEXT,
+            unknown_parts  TEXT,
+            unknown_models TEXT,
+            created_at     REAL NOT NULL,
+            PRIMARY KEY (turn_id, position)
+        )
+        """,
+        "CREATE INDEX tool_calls_session ON tool_calls(session_id)",
+        "CREATE INDEX tool_calls_errors ON tool_calls(session_id) WHERE NOT ok",
+        "CREATE INDEX tool_calls_unknown ON tool_calls(session_id)"
+        " WHERE (unknown_parts IS NOT NULL OR unknown_models IS NOT NULL)",
+        # covering for the stats: calls and errors, unknown numbers, answers, first tokens
+        "CREATE INDEX tool_calls_created ON tool_calls(created_at, ok)",
+        "CREATE INDEX tool_calls_unknown_parts ON tool_calls(created_at)"
+        " WHERE unknown_parts IS NOT NULL",
+        "CREATE INDEX tool_calls_unknown_models ON tool_calls(created_at)"
+        " WHERE unknown_models IS NOT NULL",
+        """
+        CREATE TABLE feedback (
+            turn_id    TEXT PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            rating     TEXT NOT NULL CHECK (rating IN ('up', 'down')),
+            reason     TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )
+        """,
+        "CREATE INDEX feedback_session ON feedback(session_id, rating)",
+        "CREATE INDEX sessions_activity ON sessions(updated_at DESC, id DESC)",
+        "CREATE INDEX turns_started ON turns(started_at, first_token_ms)",
+        "CREATE INDEX turns_errors ON turns(session_id)"
+        " WHERE (status IN ('failed', 'interrupted') OR finish_reason = 'error')",
+        "CREATE INDEX messages_answers ON messages(created_at, role, turn_id)"
+        " WHERE role = 'assistant'",
+    ),
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -195,7 +288,8 @@ _BEGIN_UPDATE = (
 # finish_turn's first statement: the turn closed if it is still running, with its session
 # and that session's version before the unit.
 _FINISH_UPDATE = (
-    "UPDATE turns SET status = ?, finish_reason = ?, ended_at = ?, timings = ?"
+    "UPDATE turns SET status = ?, finish_reason = ?, ended_at = ?, timings = ?, model = ?,"
+    " first_token_ms = ?"
     " WHERE id = ? AND status = 'running'"
     " RETURNING session_id, (SELECT version FROM sessions WHERE id = turns.session_id)"
 )
@@ -207,8 +301,34 @@ _FINISH_LOOKUP = (
 )
 
 
+_INSERT_TOOL_CALL = (
+    "INSERT INTO tool_calls (turn_id, position, tool_call_id, round, name, arguments, ok,"
+    " error_code, duration_ms, result_bytes, result, unknown_parts, unknown_models,"
+    " session_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
 def _dumps(value: object) -> str:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _tool_call_row(turn_id: str, position: int, call: ToolCallRecord) -> tuple[Any, ...]:
+    """A tool call's ``tool_calls`` columns up to ``unknown_models`` (JSON as text)."""
+    return (
+        turn_id,
+        position,
+        call["toolCallId"],
+        int(call["round"]),
+        call["name"],
+        _dumps(call["arguments"]),
+        1 if call["ok"] else 0,
+        call["errorCode"],
+        float(call["durationMs"]),
+        int(call["resultBytes"]),
+        None if call["result"] is None else _dumps(call["result"]),
+        _dumps(call["unknownParts"]) if call["unknownParts"] else None,
+        _dumps(call["unknownModels"]) if call["unknownModels"] else None,
+    )
 
 
 # --------------------------------------------------------------------------- errors
@@ -589,6 +709,8 @@ class SqliteStore:
         last_seq: int,
         timings: Mapping[str, Any],
         expect_version: int | None = None,
+        tool_calls: Iterable[ToolCallRecord] = (),
+        model: str | None = None,
     ) -> FinishTurn:
         """See :meth:`partchat.store.protocol.SessionStore.finish_turn`."""
         check_finish(status, finish_reason)
@@ -599,7 +721,9 @@ class SqliteStore:
         tool_outputs_json = _dumps(outputs) if outputs else None
         context_json = _dumps(dict(context))
         timings_json = _dumps(dict(timings))
+        first_token_ms = timings.get("firstTokenMs")
         seq = int(last_seq)
+        calls = [_tool_call_row(turn_id, i, call) for i, call in enumerate(tool_calls)]
 
         async def finish(conn: aiosqlite.Connection) -> FinishTurn:
             now = self._clock()
@@ -611,6 +735,8 @@ class SqliteStore:
                         finish_reason,
                         now,
                         timings_json,
+                        model,
+                        first_token_ms,
                         turn_id,
                     ),
                 )
@@ -644,6 +770,10 @@ class SqliteStore:
                 " WHERE id = ?",
                 (context_json, seq, now, session_id),
             )
+            if calls:  # rows without a version trigger: the version arithmetic holds
+                await conn.executemany(
+                    _INSERT_TOOL_CALL, [(*row, session_id, now) for row in calls]
+                )
             # three rows written: the turn, the message, the session
             return FinishTurn(message_id, version_after(before, expect_version, 3))
 
@@ -799,27 +929,152 @@ class SqliteStore:
         if not is_valid_id(session_id) or limit <= 0:
             return []
         rows = await self._fetch_all(
-            "SELECT m.id, m.role, m.text, m.turn_id, m.status, m.tool_outputs,"
-            " t.client_message_id FROM messages m LEFT JOIN turns t ON t.id = m.turn_id"
-            " WHERE m.session_id = ? ORDER BY m.seq DESC LIMIT ?",
+            f"{HISTORY_SELECT} WHERE m.session_id = ? ORDER BY m.seq DESC LIMIT ?",
             (session_id, int(limit)),
         )
         rows.reverse()
-        return [
-            {
-                "id": row[6] if client_ids and row[1] == "user" and row[6] else row[0],
-                "role": row[1],
-                "text": row[2],
-                "turnId": row[3],
-                "status": row[4],
-                "toolOutputs": orjson.loads(row[5]) if row[5] else [],
-            }
-            for row in rows
-        ]
+        return [history_from_row(row, client_ids) for row in rows]
 
     async def count_user_messages(self) -> int:
         row = await self._fetch_one("SELECT COUNT(*) FROM messages WHERE role = 'user'")
         return int(row[0])
+
+    # ----------------------------------------------------------------- feedback
+
+    async def save_feedback(
+        self,
+        session_id: str,
+        turn_id: str,
+        rating: Rating,
+        reason: str | None = None,
+        *,
+        expect_version: int | None = None,
+    ) -> SavedFeedback:
+        """See :meth:`partchat.store.protocol.SessionStore.save_feedback`."""
+        check_feedback(rating, reason)
+        if not is_valid_id(session_id):
+            raise UnknownSession(session_id)
+        if not is_valid_id(turn_id):
+            raise UnknownTurn(turn_id)
+
+        async def save(conn: aiosqlite.Connection) -> SavedFeedback:
+            found = list(await conn.execute_fetchall(_FEEDBACK_LOOKUP, (turn_id, session_id)))
+            if not found:
+                raise UnknownSession(session_id)
+            before, answered, old_rating, old_reason, old_at = found[0]
+            if answered is None:
+                raise UnknownTurn(turn_id)
+            if old_rating == rating and old_reason == reason:
+                unchanged = version_after(before, expect_version, 0)
+                raise _Undo(SavedFeedback(turn_id, rating, reason, old_at, False, unchanged))
+            now = self._clock()
+            await conn.execute(_UPSERT_FEEDBACK, (turn_id, session_id, rating, reason, now, now))
+            await conn.execute(
+                "UPDATE sessions SET version = version + 1 WHERE id = ?", (session_id,)
+            )
+            return SavedFeedback(
+                turn_id, rating, reason, now, True, version_after(before, expect_version, 1)
+            )
+
+        return await self._write(save)
+
+    # ----------------------------------------------------------------- operator reads
+
+    async def admin_sessions(
+        self, filters: AdminFilters, *, limit: int, after: tuple[float, str] | None = None
+    ) -> AdminPage:
+        """See :meth:`partchat.store.protocol.SessionStore.admin_sessions`."""
+        where, params = filter_sql(filters, after, "sqlite")
+
+        async def read(conn: aiosqlite.Connection) -> AdminPage:
+            rows = list(
+                await conn.execute_fetchall(
+                    page_sql(where),
+                    (*params, int(limit) + 1),
+                )
+            )
+            ids = page_ids(rows, limit)
+            unknown = (
+                await conn.execute_fetchall(
+                    f"{UNKNOWN_OF_SESSIONS} IN ({_marks(ids)})"
+                    " ORDER BY c.created_at, c.turn_id, c.position",
+                    ids,
+                )
+                if ids
+                else []
+            )
+            return summary_page(rows, limit, list(unknown))
+
+        return await self._read(read)
+
+    async def admin_details(self, session_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """See :meth:`partchat.store.protocol.SessionStore.admin_details`."""
+        ids = detail_ids(session_ids)
+        if not ids:
+            return []
+
+        async def read(conn: aiosqlite.Connection) -> list[dict[str, Any]]:
+            marks = _marks(ids)
+            sessions = await conn.execute_fetchall(
+                f"SELECT {DETAIL_SESSION_COLUMNS} FROM sessions s WHERE s.id IN ({marks})", ids
+            )
+            turns = await conn.execute_fetchall(
+                f"SELECT {DETAIL_TURN_COLUMNS} WHERE t.session_id IN ({marks})"
+                " ORDER BY t.started_at, u.seq",
+                ids,
+            )
+            calls = await conn.execute_fetchall(
+                f"SELECT {DETAIL_TOOL_COLUMNS} WHERE c.session_id IN ({marks})"
+                " ORDER BY c.turn_id, c.position",
+                ids,
+            )
+            return details_in_order(ids, sessions, turns, calls)
+
+        return await self._read(read)
+
+    async def admin_stats(self, first: date, last: date) -> dict[str, Any]:
+        """See :meth:`partchat.store.protocol.SessionStore.admin_stats`."""
+        start, end, days = day_range(first, last)
+        span = (start, end)
+
+        async def read(conn: aiosqlite.Connection) -> dict[str, Any]:
+            async def rows(sql: str) -> list[Any]:
+                return list(await conn.execute_fetchall(sql, span))
+
+            day_rows = await rows(
+                "SELECT date(m.created_at, 'unixepoch'), COUNT(*),"
+                " SUM(f.rating = 'down'), COUNT(f.rating) FROM messages m"
+                " LEFT JOIN feedback f ON f.turn_id = m.turn_id"
+                " WHERE m.role = 'assistant' AND m.created_at >= ? AND m.created_at < ?"
+                " GROUP BY 1"
+            )
+            unknown = (
+                "SELECT j.value, COUNT(*) FROM tool_calls c, json_each(c.{0}) j"
+                " WHERE c.{0} IS NOT NULL AND c.created_at >= ? AND c.created_at < ?"
+                f" GROUP BY j.value ORDER BY 2 DESC, 1 LIMIT {TOP_LIMIT}"
+            )
+            parts = await rows(unknown.format("unknown_parts"))
+            models = await rows(unknown.format("unknown_models"))
+            symptoms = await rows(
+                "SELECT j.value, COUNT(*) FROM sessions s, json_each(s.context, '$.symptoms') j"
+                " WHERE s.updated_at >= ? AND s.updated_at < ?"
+                f" GROUP BY j.value ORDER BY 2 DESC, 1 LIMIT {TOP_LIMIT}"
+            )
+            tools = await rows(
+                "SELECT COUNT(*), SUM(NOT ok) FROM tool_calls"
+                " WHERE created_at >= ? AND created_at < ?"
+            )
+            # nearest rank: the value at ceil(p * n), p in thousandths
+            ttft = await rows(
+                "SELECT MAX(CASE WHEN rn = (500 * n + 999) / 1000 THEN v END),"
+                " MAX(CASE WHEN rn = (950 * n + 999) / 1000 THEN v END) FROM"
+                " (SELECT first_token_ms AS v, ROW_NUMBER() OVER (ORDER BY first_token_ms) AS rn,"
+                "  COUNT(*) OVER () AS n FROM turns WHERE started_at >= ? AND started_at < ?"
+                "  AND first_token_ms IS NOT NULL)"
+            )
+            return stats_record(days, day_rows, parts, models, symptoms, tools[0], ttft[0])
+
+        return await self._read(read)
 
     # ----------------------------------------------------------------- retention
 

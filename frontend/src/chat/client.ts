@@ -4,13 +4,20 @@
  * All state changes go through the pure reducer; React reads it with useSyncExternalStore
  * (useChat.ts). The socket factory, storage, timers and randomness are injectable for tests.
  */
-import type { ClientFrame, ServerEvent } from "../protocol";
-import { encodeClientFrame, parseServerEvent, SESSION_ID_PATTERN, MAX_MESSAGE_LENGTH } from "../protocol";
+import type { ClientFrame, Rating, ServerEvent } from "../protocol";
+import {
+  encodeClientFrame,
+  parseServerEvent,
+  SESSION_ID_PATTERN,
+  MAX_FEEDBACK_REASON_LENGTH,
+  MAX_MESSAGE_LENGTH,
+} from "../protocol";
 import type { ChatAction, ReducerState } from "./reducer";
 import { chatReducer, initialState, isBusy, queuedMessages } from "./reducer";
 import type { Announcement } from "./types";
 
 export const SESSION_STORAGE_KEY = "partchat.sessionId";
+export const FEEDBACK_OFFLINE = "Your rating was not sent: not connected. Try again in a moment.";
 
 /** The subset of the browser WebSocket the client uses. */
 export interface SocketLike {
@@ -256,6 +263,20 @@ export class ChatClient {
     // A turn on another server is only seen to end by a new `ready`: reconnect for one.
     if (!this.isReady() || this.snapshot.state.elsewhereTurnId !== null) this.reconnectNow();
     else this.flushQueue();
+  }
+
+  /**
+   * Rates a finished answer. The rating shows as pending until `feedback_saved`; without a
+   * ready connection nothing is sent and the answer says so.
+   */
+  sendFeedback(turnId: string, rating: Rating, reason?: string): void {
+    const trimmed = reason?.trim().slice(0, MAX_FEEDBACK_REASON_LENGTH);
+    const frame: ClientFrame = { type: "feedback", turnId, rating, ...(trimmed ? { reason: trimmed } : {}) };
+    if (this.write(frame)) {
+      this.dispatch({ type: "feedback", turnId, rating, ...(trimmed ? { reason: trimmed } : {}) });
+    } else {
+      this.dispatch({ type: "feedback-unsent", turnId, message: FEEDBACK_OFFLINE });
+    }
   }
 
   retryMessage(id: string): void {

@@ -26,6 +26,7 @@ import type {
   ErrorCode,
   FinishReason,
   HistoryMessage,
+  Rating,
   ReadyEvent,
   ServerEvent,
 } from "../protocol";
@@ -35,6 +36,7 @@ import type {
   AssistantStatus,
   ChatMessage,
   ChatState,
+  FeedbackState,
   ToolCall,
   UserMessage,
 } from "./types";
@@ -51,7 +53,14 @@ export type ChatAction =
   | { type: "retry-message"; id: string }
   | { type: "dismiss-error" }
   /** After repeated resyncs that did not close a gap: apply events after gaps anyway. */
-  | { type: "tolerate-gaps" };
+  | { type: "tolerate-gaps" }
+  /** The feedback frame for a finished answer was written: its rating is pending. */
+  | { type: "feedback"; turnId: string; rating: Rating; reason?: string }
+  /** The feedback frame could not be written (no ready connection). */
+  | { type: "feedback-unsent"; turnId: string; message: string };
+
+/** Shown when the server does not know the rated answer (error `not_found`). */
+export const FEEDBACK_NOT_FOUND = "Your rating could not be saved: this answer is not stored any more.";
 
 export interface ReducerState extends ChatState {
   tolerateGaps: boolean;
@@ -141,12 +150,75 @@ export function chatReducer(state: ReducerState, action: ChatAction): ReducerSta
       return state.error ? { ...state, error: null } : state;
     case "tolerate-gaps":
       return { ...state, tolerateGaps: true, resyncNeeded: false };
+    case "feedback":
+      return mapFinishedAssistant(state, action.turnId, (a) =>
+        withFeedback(a, action.rating, action.reason, "pending"),
+      );
+    case "feedback-unsent":
+      return mapFinishedAssistant(state, action.turnId, (a) => clearFeedback(a, action.message));
   }
+}
+
+/** Whether an answer can be rated: it is over (not streaming). */
+export function canRate(m: ChatMessage): m is AssistantMessage {
+  return m.role === "assistant" && m.status !== "streaming";
+}
+
+/** The answer with this rating (and no error message). */
+function withFeedback<A extends Omit<AssistantMessage, "feedback">>(
+  a: A,
+  rating: Rating,
+  reason: string | undefined,
+  status: FeedbackState["status"],
+): A & { feedback: FeedbackState } {
+  const { feedbackError: _e, ...rest } = a;
+  return { ...(rest as A), feedback: { rating, ...(reason ? { reason } : {}), status } };
+}
+
+function clearFeedback(a: AssistantMessage, message: string): AssistantMessage {
+  const { feedback: _f, ...rest } = a;
+  return { ...rest, feedbackError: message };
+}
+
+function mapFinishedAssistant(
+  state: ReducerState,
+  turnId: string,
+  fn: (a: AssistantMessage) => AssistantMessage,
+): ReducerState {
+  const target = findAssistant(state.messages, turnId);
+  if (!target || !canRate(target)) return state;
+  return { ...state, messages: state.messages.map((m) => (m === target ? fn(target) : m)) };
+}
+
+/** `feedback_saved`: the rating is stored (the server's copy wins over what we sent). */
+function applyFeedbackSaved(state: ReducerState, turnId: string, rating: Rating, reason?: string): ReducerState {
+  return mapFinishedAssistant(state, turnId, (a) => withFeedback(a, rating, reason, "saved"));
+}
+
+/**
+ * Error `not_found` answers a feedback frame about a turn the server does not have: the
+ * rating of that turn (or, when the error names none, every pending one) is cleared with a
+ * message. Returns null when no pending rating matches (the error is then a plain error).
+ */
+function applyFeedbackNotFound(state: ReducerState, turnId: string | null, message: string): ReducerState | null {
+  let changed = false;
+  const messages = state.messages.map((m) => {
+    if (m.role !== "assistant" || !m.feedback) return m;
+    if (turnId ? m.turnId !== turnId : m.feedback.status !== "pending") return m;
+    changed = true;
+    return clearFeedback(m, message);
+  });
+  return changed ? { ...state, messages } : null;
 }
 
 function applyServerEvent(state: ReducerState, ev: ServerEvent): ReducerState {
   if (ev.type === "ready") return applyReady(state, ev);
   if (ev.type === "pong") return state;
+  if (ev.type === "feedback_saved") return applyFeedbackSaved(state, ev.turnId, ev.rating, ev.reason);
+  if (ev.type === "error" && ev.code === "not_found" && ev.seq == null) {
+    const cleared = applyFeedbackNotFound(state, ev.turnId ?? null, FEEDBACK_NOT_FOUND);
+    if (cleared) return cleared;
+  }
 
   const seq = ev.seq;
   if (typeof seq === "number") {
@@ -449,7 +521,7 @@ function fromHistory(h: HistoryMessage): ChatMessage {
   if (h.role === "user") {
     return { role: "user", id: h.id, text: h.text, turnId: h.turnId, status: "delivered" };
   }
-  return {
+  const answer: AssistantMessage = {
     role: "assistant",
     id: h.id,
     text: h.text,
@@ -463,6 +535,7 @@ function fromHistory(h: HistoryMessage): ChatMessage {
       output: t.output,
     })),
   };
+  return h.feedback ? withFeedback(answer, h.feedback.rating, h.feedback.reason, "saved") : answer;
 }
 
 function normaliseContext(c: Context | null | undefined): Context {

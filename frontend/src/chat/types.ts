@@ -1,4 +1,4 @@
-import type { Context, ErrorCode, FieldError, FinishReason } from "../protocol";
+import type { Context, ErrorCode, FieldError, FinishReason, Rating } from "../protocol";
 
 export type ToolStatus = "running" | "done" | "failed";
 
@@ -38,6 +38,17 @@ export interface AssistantMessage {
   status: AssistantStatus;
   finishReason?: FinishReason;
   tools: ToolCall[];
+  /** The shopper's rating of this answer: sent (pending) or stored (saved). */
+  feedback?: FeedbackState;
+  /** Why the last rating was not stored (shown next to the buttons). */
+  feedbackError?: string;
+}
+
+/** pending: the feedback frame is written, no `feedback_saved` yet; saved: the server stored it. */
+export interface FeedbackState {
+  rating: Rating;
+  reason?: string;
+  status: "pending" | "saved";
 }
 
 export type ChatMessage = UserMessage | AssistantMessage;

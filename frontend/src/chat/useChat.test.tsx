@@ -2,7 +2,7 @@ import { act, renderHook } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FINAL_TEXT, SESSION, historyTurn, normalTurn, ready, turnElsewhere } from "../test/fixtures";
 import { fakeSockets, memoryStorage } from "../test/fakeSocket";
-import { ChatClient, SESSION_STORAGE_KEY, wsUrl } from "./client";
+import { ChatClient, FEEDBACK_OFFLINE, SESSION_STORAGE_KEY, wsUrl } from "./client";
 import type { ChatClientOptions } from "./client";
 import { useChat } from "./useChat";
 
@@ -354,6 +354,45 @@ describe("ChatClient", () => {
     client.retry();
     expect(sockets).toHaveLength(2);
     expect(sockets[0]!.closedWith).toBe(4001);
+    client.stop();
+  });
+});
+
+describe("ChatClient: rating an answer", () => {
+  it("writes the feedback frame (reason trimmed, capped at 500) and shows it pending until saved", () => {
+    const { client, last } = makeClient();
+    client.start();
+    const s = last();
+    s.open();
+    s.receive(ready());
+    client.send("Does PS11752778 fit WDT780SAEM1?");
+    s.receive(...normalTurn("t1", "msg-1", 1));
+    client.sendFeedback("t1", "down", `  ${"x".repeat(600)}  `);
+    const frames = s.frames("feedback");
+    expect(frames).toHaveLength(1);
+    expect(frames[0]).toMatchObject({ type: "feedback", turnId: "t1", rating: "down" });
+    expect(frames[0]!.reason).toHaveLength(500);
+    const answer = () => client.state.messages.find((m) => m.role === "assistant");
+    expect(answer()).toMatchObject({ feedback: { rating: "down", status: "pending" } });
+    s.receive({ type: "feedback_saved", turnId: "t1", rating: "down", reason: "x".repeat(500) });
+    expect(answer()).toMatchObject({ feedback: { rating: "down", status: "saved" } });
+    client.sendFeedback("t1", "up", "   ");
+    expect(s.frames("feedback")[1]).toEqual({ type: "feedback", turnId: "t1", rating: "up" });
+    client.stop();
+  });
+
+  it("without a ready connection nothing is written and the answer says why", () => {
+    const { client, last } = makeClient();
+    client.start();
+    const s = last();
+    s.open();
+    s.receive(ready({ resumed: true, seq: 6, history: historyTurn("t1", "m1") }));
+    s.drop();
+    client.sendFeedback("t1", "up");
+    expect(s.frames("feedback")).toHaveLength(0);
+    const a = client.state.messages.find((m) => m.role === "assistant");
+    expect(a).toMatchObject({ feedbackError: FEEDBACK_OFFLINE });
+    expect(a && "feedback" in a).toBe(false);
     client.stop();
   });
 });

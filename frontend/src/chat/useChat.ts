@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from "react";
-import type { Context } from "../protocol";
+import type { Context, Rating } from "../protocol";
 import type { ChatClientOptions, ConnectionStatus } from "./client";
 import { ChatClient } from "./client";
 import type { Announcement, ChatError, ChatMessage } from "./types";
@@ -26,6 +26,8 @@ export interface UseChatResult {
   retry: () => void;
   retryMessage: (id: string) => void;
   dismissError: () => void;
+  /** Rate a finished answer (thumbs up/down, optional reason). */
+  rate: (turnId: string, rating: Rating, reason?: string) => void;
   client: ChatClient;
 }
 
@@ -51,6 +53,10 @@ export function useChat(options: UseChatOptions = {}): UseChatResult {
   const retry = useCallback(() => client.retry(), [client]);
   const retryMessage = useCallback((id: string) => client.retryMessage(id), [client]);
   const dismissError = useCallback(() => client.dismissError(), [client]);
+  const rate = useCallback(
+    (turnId: string, rating: Rating, reason?: string) => client.sendFeedback(turnId, rating, reason),
+    [client],
+  );
 
   return useMemo(
     () => ({
@@ -68,8 +74,9 @@ export function useChat(options: UseChatOptions = {}): UseChatResult {
       retry,
       retryMessage,
       dismissError,
+      rate,
       client,
     }),
-    [snap, send, stop, retry, retryMessage, dismissError, client],
+    [snap, send, stop, retry, retryMessage, dismissError, rate, client],
   );
 }

@@ -22,6 +22,7 @@ function chat(over: Partial<UseChatResult> = {}): UseChatResult {
     retry: vi.fn(),
     retryMessage: vi.fn(),
     dismissError: vi.fn(),
+    rate: vi.fn(),
     client: {} as UseChatResult["client"],
     ...over,
   };
@@ -34,7 +35,20 @@ describe("ChatPanel", () => {
     const buttons = screen.getAllByTestId("pc-suggestion");
     expect(buttons.map((b) => b.textContent)).toEqual([...SUGGESTIONS]);
     fireEvent.click(buttons[2]!);
-    expect(c.send).toHaveBeenCalledWith("The ice maker on my Whirlpool fridge is not working. How can I fix it?");
+    expect(c.send).toHaveBeenCalledWith(SUGGESTIONS[2]);
+    expect(SUGGESTIONS[2]).toMatch(/ice maker/i);
+  });
+
+  it("rates a finished answer through chat.rate", () => {
+    const c = chat({
+      messages: [
+        { role: "user", id: "m1", text: "q", turnId: "t1", status: "delivered" },
+        { role: "assistant", id: "a1", text: "answer", turnId: "t1", status: "complete", tools: [] },
+      ],
+    });
+    render(<ChatPanel chat={c} />);
+    fireEvent.click(screen.getByTestId("pc-feedback-up"));
+    expect(c.rate).toHaveBeenCalledWith("t1", "up");
   });
 
   it("Enter sends, Shift+Enter does not; empty input cannot be sent", () => {

@@ -60,7 +60,7 @@ export function ChatPanel({ chat, title = "Parts help", onClose, autoFocus }: Ch
           <Suggestions onPick={onSend} disabled={chat.busy} />
         </div>
       ) : (
-        <MessageList messages={chat.messages} onRetryMessage={chat.retryMessage} />
+        <MessageList messages={chat.messages} onRetryMessage={chat.retryMessage} onRate={chat.rate} />
       )}
       <ErrorBanner
         error={chat.error}

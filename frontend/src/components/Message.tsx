@@ -1,13 +1,18 @@
 import { memo, useMemo } from "react";
 import { renderMarkdown } from "../chat/markdown";
 import { partsForMessage } from "../chat/parts";
+import { canRate } from "../chat/reducer";
 import type { ChatMessage } from "../chat/types";
+import type { Rating } from "../protocol";
+import { FeedbackButtons } from "./FeedbackButtons";
 import { PartList } from "./PartList";
 import { ToolActivity } from "./ToolActivity";
 
 export interface MessageProps {
   message: ChatMessage;
   onRetry?: (id: string) => void;
+  /** Rate a finished answer; without it no rating buttons show. */
+  onRate?: (turnId: string, rating: Rating, reason?: string) => void;
 }
 
 const ASSISTANT_NOTES: Partial<Record<string, string>> = {
@@ -22,7 +27,7 @@ const USER_NOTES: Partial<Record<string, string>> = {
 };
 
 /** One chat message. Assistant text is Markdown, rendered sanitised (see chat/markdown.ts). */
-export const Message = memo(function Message({ message, onRetry }: MessageProps) {
+export const Message = memo(function Message({ message, onRetry, onRate }: MessageProps) {
   if (message.role === "user") {
     const note = message.status === "failed" ? null : USER_NOTES[message.status];
     return (
@@ -58,10 +63,16 @@ export const Message = memo(function Message({ message, onRetry }: MessageProps)
       </li>
     );
   }
-  return <AssistantMessage message={message} />;
+  return <AssistantMessage message={message} onRate={onRate} />;
 });
 
-function AssistantMessage({ message }: { message: Extract<ChatMessage, { role: "assistant" }> }) {
+function AssistantMessage({
+  message,
+  onRate,
+}: {
+  message: Extract<ChatMessage, { role: "assistant" }>;
+  onRate?: MessageProps["onRate"];
+}) {
   const html = useMemo(() => renderMarkdown(message.text), [message.text]);
   const parts = useMemo(() => partsForMessage(message.tools), [message.tools]);
   const streaming = message.status === "streaming";
@@ -98,6 +109,7 @@ function AssistantMessage({ message }: { message: Extract<ChatMessage, { role: "
       )}
       {note && <p className="pc-msg__note">{note}</p>}
       <PartList parts={parts} />
+      {onRate && canRate(message) && <FeedbackButtons message={message} onRate={onRate} />}
     </li>
   );
 }

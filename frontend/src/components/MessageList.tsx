@@ -1,10 +1,12 @@
 import { useEffect, useLayoutEffect, useRef } from "react";
 import type { ChatMessage } from "../chat/types";
+import type { Rating } from "../protocol";
 import { Message } from "./Message";
 
 export interface MessageListProps {
   messages: readonly ChatMessage[];
   onRetryMessage?: (id: string) => void;
+  onRate?: (turnId: string, rating: Rating, reason?: string) => void;
 }
 
 /**
@@ -12,7 +14,7 @@ export interface MessageListProps {
  * panel's Announcer reads each finished answer instead. Keeps to the bottom while the user
  * is there, and leaves them alone when they scrolled up to read.
  */
-export function MessageList({ messages, onRetryMessage }: MessageListProps) {
+export function MessageList({ messages, onRetryMessage, onRate }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
 
@@ -35,7 +37,7 @@ export function MessageList({ messages, onRetryMessage }: MessageListProps) {
     <div className="pc-scroll" ref={scroller} tabIndex={0} aria-label="Conversation" role="region">
       <ol className="pc-messages" data-testid="pc-messages">
         {messages.map((m) => (
-          <Message key={m.id} message={m} onRetry={onRetryMessage} />
+          <Message key={m.id} message={m} onRetry={onRetryMessage} onRate={onRate} />
         ))}
       </ol>
     </div>

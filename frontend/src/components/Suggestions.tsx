@@ -1,8 +1,11 @@
-export const SUGGESTIONS = [
-  "How can I install part number PS11752778?",
-  "Is this part compatible with my WDT780SAEM1 model?",
-  "The ice maker on my Whirlpool fridge is not working. How can I fix it?",
-] as const;
+import suggestions from "../chat/suggestions.json";
+
+/**
+ * The questions offered on an empty chat. Each names what its job needs (part number, model)
+ * so that, asked first in a new session, it is answered rather than met with a question back;
+ * tests/unit/agent/test_suggestions.py runs each one through the agent to keep it so.
+ */
+export const SUGGESTIONS: readonly string[] = suggestions;
 
 export interface SuggestionsProps {
   onPick: (text: string) => void;

@@ -3,6 +3,8 @@ import type { ClientFrame, Context, ServerEvent } from "./generated";
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 export const MAX_MESSAGE_LENGTH = 4000;
+/** Longest feedback reason the server accepts (FeedbackFrame.reason). */
+export const MAX_FEEDBACK_REASON_LENGTH = 500;
 
 export const EMPTY_CONTEXT: Context = {
   productModel: null,
@@ -22,6 +24,7 @@ const SERVER_EVENT_TYPES = new Set<ServerEvent["type"]>([
   "finish",
   "error",
   "pong",
+  "feedback_saved",
 ]);
 
 /** Parses one server text frame. Returns null for anything that is not a known event. */
