@@ -12,11 +12,11 @@ transaction is never interleaved with another unit's statements. A write unit is
 lock, runs to completion even if its caller is cancelled; a write of one statement is
 its own transaction (autocommit). A write unit runs whole on aiosqlite's thread, one hop
 however many statements it has (``_ThreadConnection``); a read is one hop per
-statement. Units still use as few statements as they can: a turn's write starts with
-the UPDATE that decides the rest and reads, in its ``RETURNING`` clause, what the
-decision needs (a duplicate ``begin_turn`` then rolls back); the session version after a
-write is derived from the version before it (the version triggers add exactly one per
-written row, see ``_MIGRATIONS``) rather than read again.
+statement. Units still use as few statements as they can: a turn's write starts with the UPDATE that
+decides the rest and reads, in its ``RETURNING`` clause, what the decision needs (a
+duplicate ``begin_turn`` then rolls back); the session version after a write is derived
+from the version before it (the version triggers add exactly one per written row, see
+``_MIGRATIONS``) rather than read again.
 
 A chat turn is two write transactions: :meth:`SqliteStore.begin_turn` commits the turn
 row (``running``) and the user message before the LLM is called;
