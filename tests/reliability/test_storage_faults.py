@@ -10,7 +10,6 @@ from starlette.testclient import TestClient
 
 from partchat.app import create_app
 from partchat.settings import Settings
-from partchat.store.sqlite import _ThreadConnection
 
 
 @pytest.fixture
@@ -31,17 +30,17 @@ def _hello(ws) -> dict:  # type: ignore[no-untyped-def]
 
 
 def _fail_with(app_client, message: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    assert app_client.app.state.services.store._conn is not None
-    # Fail below the store's error mapping: the connection itself raises (a write unit
-    # runs on aiosqlite's thread through _ThreadConnection).
-    real_execute = _ThreadConnection.execute
+    store = app_client.app.state.services.store
+    # Fail below the store's error mapping: the connection itself raises.
+    conn = store._conn
+    real_execute = conn.execute
 
-    async def execute(self, sql, *args):  # type: ignore[no-untyped-def]
+    async def execute(sql, *args, **kwargs):  # type: ignore[no-untyped-def]
         if sql.lstrip().upper().startswith(("INSERT", "BEGIN")):
             raise sqlite3.OperationalError(message)
-        return await real_execute(self, sql, *args)
+        return await real_execute(sql, *args, **kwargs)
 
-    monkeypatch.setattr(_ThreadConnection, "execute", execute)
+    monkeypatch.setattr(conn, "execute", execute)
 
 
 @pytest.mark.parametrize(

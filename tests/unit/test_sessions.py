@@ -24,7 +24,7 @@ from partchat.store import (
     new_turn_id,
 )
 from partchat.store.postgres import PostgresStore
-from partchat.store.sqlite import SCHEMA_VERSION, SqliteStore, _ThreadConnection, purge_sessions
+from partchat.store.sqlite import SCHEMA_VERSION, SqliteStore, purge_sessions
 from tests.support.stores import Backend, Store
 
 URL_SAFE = re.compile(r"[A-Za-z0-9_-]+")
@@ -81,18 +81,18 @@ async def pragma(store: SqliteStore, name: str) -> Any:
 def fail_statements(
     store: SqliteStore, monkeypatch: pytest.MonkeyPatch, prefix: str, message: str
 ) -> None:
-    """Statements of write units starting with ``prefix`` raise
-    ``sqlite3.OperationalError(message)`` on the store's connection (below the store's
-    error mapping; a unit runs on aiosqlite's thread through ``_ThreadConnection``)."""
-    assert store._conn is not None
-    real_execute = _ThreadConnection.execute
+    """Statements starting with ``prefix`` raise ``sqlite3.OperationalError(message)``
+    on the store's connection (below the store's error mapping)."""
+    conn = store._conn
+    assert conn is not None
+    real_execute = conn.execute
 
-    async def failing_execute(self: _ThreadConnection, sql: str, *args: Any) -> Any:
+    async def failing_execute(sql: str, *args: Any, **kwargs: Any) -> Any:
         if sql.startswith(prefix):
             raise sqlite3.OperationalError(message)
-        return await real_execute(self, sql, *args)
+        return await real_execute(sql, *args, **kwargs)
 
-    monkeypatch.setattr(_ThreadConnection, "execute", failing_execute)
+    monkeypatch.setattr(conn, "execute", failing_execute)
 
 
 def count(path: Path, table: str) -> int:

@@ -10,9 +10,8 @@ Each store operation is one unit of work under an :class:`asyncio.Lock`, so a
 transaction is never interleaved with another unit's statements. A write unit is one
 ``BEGIN IMMEDIATE`` … ``COMMIT`` (any exception rolls it back) and, once it holds the
 lock, runs to completion even if its caller is cancelled; a write of one statement is
-its own transaction (autocommit). A write unit runs whole on aiosqlite's thread, one hop
-however many statements it has (``_ThreadConnection``); a read is one hop per
-statement. Units still use as few statements as they can: a turn's write starts with the UPDATE that
+its own transaction (autocommit). Each statement is one hop to aiosqlite's thread, so
+units use as few statements as they can: a turn's write starts with the UPDATE that
 decides the rest and reads, in its ``RETURNING`` clause, what the decision needs (a
 duplicate ``begin_turn`` then rolls back); the session version after a write is derived
 from the version before it (the version triggers add exactly one per written row, see
@@ -248,67 +247,6 @@ def _consume_exception(task: asyncio.Future[Any]) -> None:
 Work = Callable[[aiosqlite.Connection], Awaitable[T]]
 
 
-class _ThreadCursor:
-    """An aiosqlite-like cursor over a ``sqlite3.Cursor``, for :class:`_ThreadConnection`."""
-
-    def __init__(self, cursor: sqlite3.Cursor) -> None:
-        self._cursor = cursor
-
-    @property
-    def rowcount(self) -> int:
-        return self._cursor.rowcount
-
-    @property
-    def lastrowid(self) -> int | None:
-        return self._cursor.lastrowid
-
-    async def fetchone(self) -> Any:
-        return self._cursor.fetchone()
-
-    async def fetchall(self) -> list[Any]:
-        return self._cursor.fetchall()
-
-
-class _ThreadConnection:
-    """What a unit's work uses of ``aiosqlite.Connection``, done on the calling thread.
-
-    aiosqlite sends each statement to its thread and back (a queue put, a thread wake-up,
-    a wake-up of the event loop): a turn's two write units took 5 hops each. Run on
-    aiosqlite's thread through this, a unit is one hop whatever its statements; its
-    coroutine never suspends (:func:`_on_thread`), so the work functions stay as they are.
-    """
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-
-    @property
-    def in_transaction(self) -> bool:
-        return self._conn.in_transaction
-
-    async def execute(self, sql: str, parameters: Any = ()) -> _ThreadCursor:
-        return _ThreadCursor(self._conn.execute(sql, parameters))
-
-    async def executemany(self, sql: str, parameters: Iterable[Any]) -> _ThreadCursor:
-        return _ThreadCursor(self._conn.executemany(sql, parameters))
-
-    async def execute_fetchall(self, sql: str, parameters: Any = ()) -> list[Any]:
-        return self._conn.execute(sql, parameters).fetchall()
-
-
-def _on_thread(aio: aiosqlite.Connection, unit: Callable[[aiosqlite.Connection], Any]) -> Any:
-    """Run ``unit`` (a coroutine function of the connection) to its end on aiosqlite's
-    thread: through :class:`_ThreadConnection` its awaits complete at once, so one
-    ``send`` finishes it. aiosqlite's public API has no call that runs a function on its
-    thread; ``Connection._execute`` is what each of its methods uses for that."""
-    coro = unit(cast(aiosqlite.Connection, _ThreadConnection(aio._conn)))
-    try:
-        coro.send(None)
-    except StopIteration as done:
-        return done.value
-    coro.close()
-    raise RuntimeError("a store unit awaited something other than its connection")
-
-
 class _Undo(Exception):  # not an error: a unit's answer, its writes undone
     """Raised by a unit's work to roll the transaction back and return ``result``."""
 
@@ -484,13 +422,8 @@ class SqliteStore:
         return await asyncio.shield(task)
 
     async def _transaction(self, work: Work[T], single: bool) -> T:
-        """The unit in one hop: :func:`_on_thread` runs all of it on aiosqlite's thread."""
-        aio = self._connection()
-        done = aio._execute(_on_thread, aio, lambda conn: self._unit(conn, work, single))  # type: ignore[no-untyped-call]
-        return cast(T, await done)
-
-    async def _unit(self, conn: aiosqlite.Connection, work: Work[T], single: bool) -> T:
         try:
+            conn = self._connection()
             if single:
                 return await work(conn)
             await conn.execute("BEGIN IMMEDIATE")
