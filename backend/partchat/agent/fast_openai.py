@@ -187,11 +187,12 @@ class FastChatOpenAI(ChatOpenAI):
         per-token message merge. ``on_text`` gets the text of one socket read at once
         (the chunks of a read arrive together, so none waits for another): one call, one
         ``text-delta`` downstream, where one call per chunk published two (the sink sends
-        a pass's first piece at once and holds the rest to the end of the pass). Chunks with anything else (tool
-        calls, usage, the finish reason) go through ``_to_chunk`` and are merged as
-        ``agenerate_from_stream`` would, so the returned message equals the stock one.
-        No LangChain callbacks run for this call: tracing sees the graph node, not the
-        model run. ``kwargs`` are the model kwargs (``bind_tools`` puts ``tools`` here).
+        a pass's first piece at once and holds the rest to the end of the pass). Chunks
+        with anything else (tool calls, usage, the finish reason) go through
+        ``_to_chunk`` and are merged as ``agenerate_from_stream`` would, so the returned
+        message equals the stock one. No LangChain callbacks run for this call: tracing
+        sees the graph node, not the model run. ``kwargs`` are the model kwargs
+        (``bind_tools`` puts ``tools`` here).
         """
         if not self.fast_path:
             return None
