@@ -81,6 +81,9 @@ _KEEPALIVE_S = 5.0
 _RETRY_STATUS = frozenset({408, 409, 429})
 _TEXT_ONLY_KEYS = frozenset({"content", "role", "refusal"})
 _TOOL_DELTA_KEYS = frozenset({"content", "role", "tool_calls"})
+# Yielded by ``_fast_objects`` after the chunks of one socket read (never a chunk: the
+# consumers compare it by identity and skip it).
+_READ_END: dict[str, Any] = {}
 
 
 class LLMStreamError(openai.APIError):
@@ -137,6 +140,8 @@ class FastChatOpenAI(ChatOpenAI):
         to_chunk = self._to_chunk
         try:
             async for obj in self._fast_objects(plan):
+                if obj is _READ_END:
+                    continue
                 maybe = to_chunk(obj)
                 if maybe is None:
                     continue
@@ -178,12 +183,16 @@ class FastChatOpenAI(ChatOpenAI):
         call needs the stock path (then nothing was sent).
 
         The leanest path from the wire to a socket: a chunk that only carries text costs
-        one orjson parse and one ``on_text`` call, with no LangChain chunk object, no
-        callback chain and no per-token message merge. Chunks with anything else (tool
-        calls, usage, the finish reason) go through ``_to_chunk`` and are merged as
-        ``agenerate_from_stream`` would, so the returned message equals the stock one.
-        No LangChain callbacks run for this call: tracing sees the graph node, not the
-        model run. ``kwargs`` are the model kwargs (``bind_tools`` puts ``tools`` here).
+        one orjson parse, with no LangChain chunk object, no callback chain and no
+        per-token message merge. ``on_text`` gets the text of one socket read at once
+        (the chunks of a read arrive together, so none waits for another): one call, one
+        ``text-delta`` downstream, where one call per chunk published two (the sink sends
+        a pass's first piece at once and holds the rest to the end of the pass). Chunks
+        with anything else (tool calls, usage, the finish reason) go through
+        ``_to_chunk`` and are merged as ``agenerate_from_stream`` would, so the returned
+        message equals the stock one. No LangChain callbacks run for this call: tracing
+        sees the graph node, not the model run. ``kwargs`` are the model kwargs
+        (``bind_tools`` puts ``tools`` here).
         """
         if not self.fast_path:
             return None
@@ -197,8 +206,19 @@ class FastChatOpenAI(ChatOpenAI):
         # merged as plain dicts, exactly as AIMessageChunk addition merges them, and
         # become one chunk: no message object and no partial-JSON parse per delta.
         calls: list[Any] | None = None
+        pending: list[str] = []  # text of the current read, not yet handed to on_text
+
+        def flush() -> None:
+            if pending:
+                text = pending[0] if len(pending) == 1 else "".join(pending)
+                pending.clear()
+                on_text(text)
+
         try:
             async for obj in self._fast_objects(plan):
+                if obj is _READ_END:
+                    flush()
+                    continue
                 choices = obj.get("choices")
                 if choices:
                     choice = choices[0]
@@ -214,7 +234,7 @@ class FastChatOpenAI(ChatOpenAI):
                             text = delta.get("content")
                             if text:
                                 texts.append(text)
-                                on_text(text)
+                                pending.append(text)
                             continue
                         if keys <= _TOOL_DELTA_KEYS and not delta.get("content"):
                             raw = delta.get("tool_calls") or []
@@ -230,7 +250,7 @@ class FastChatOpenAI(ChatOpenAI):
                     info.update(chunk.generation_info)
                 if chunk.text:
                     texts.append(chunk.text)
-                    on_text(chunk.text)
+                    pending.append(chunk.text)
                 message = chunk.message
                 assert isinstance(message, AIMessageChunk)
                 others.append(message.model_copy(update={"content": ""}))
@@ -238,6 +258,8 @@ class FastChatOpenAI(ChatOpenAI):
             _handle_openai_bad_request(e)
         except openai.APIError as e:
             _handle_openai_api_error(e)
+        finally:
+            flush()  # what arrived reaches the sink, also when the stream failed
         if calls is not None:
             others.append(self._calls_chunk(calls))
         merged = others[0] + others[1:] if others else AIMessageChunk(content="")
@@ -456,6 +478,7 @@ class FastChatOpenAI(ChatOpenAI):
                             yielded += 1
                             yield obj
                             last = monotonic()
+                        yield _READ_END
                 except TimeoutError as e:
                     raise openai.APITimeoutError(request=_sdk(plan.request())) from e
                 except aiohttp.ClientError as e:

@@ -13,6 +13,7 @@ from .types import ModelInfo, ModelLookup
 # (model_number, id, brand, appliance, part_count, has_model_page)
 ModelRow = tuple[str, int, str | None, str | None, int, int]
 _MAX_REVISION = 2  # trailing characters treated as a revision suffix (WDT780SAEM → …M1)
+_SUGGESTIONS_KEPT = 4096  # unknown model numbers whose suggestions are kept
 
 
 def _deletes(key: str) -> set[str]:
@@ -27,6 +28,9 @@ class ModelIndex:
             self._by_key[row[0]] = row
         self._sorted = sorted(self._by_key)
         self._del_index: dict[str, tuple[str, ...]] | None = None
+        # suggestions() is a pure function of its arguments (the index never changes),
+        # and a session repeats its unknown model in every message it re-reads.
+        self._suggested: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def __len__(self) -> int:
         return len(self._by_key)
@@ -104,6 +108,15 @@ class ModelIndex:
         return out
 
     def suggestions(self, key: str, limit: int = 5) -> list[str]:
+        kept = self._suggested.get((key, limit))
+        if kept is None:
+            kept = tuple(self._suggest(key, limit))
+            if len(self._suggested) >= _SUGGESTIONS_KEPT:
+                del self._suggested[next(iter(self._suggested))]  # the oldest
+            self._suggested[(key, limit)] = kept
+        return list(kept)
+
+    def _suggest(self, key: str, limit: int) -> list[str]:
         if len(key) < 3:
             return []
         cands: set[str] = set(self._extensions(key))

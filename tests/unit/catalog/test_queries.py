@@ -131,3 +131,14 @@ async def test_near_miss_index_is_invisible_to_the_garbage_collector(catalog: Ca
     assert not any(gc.is_tracked(v) for v in list(index.values())[:1000])
     typo = await catalog.find_model("WDT780SAEMX")
     assert "WDT780SAEM1" in typo["suggestions"]
+
+
+async def test_repeated_unknown_model_gets_the_same_suggestions(catalog: Catalog) -> None:
+    """The suggestions of a model number are kept: asked again, the same list, and a
+    caller changing the list it got does not change the next one."""
+    first = await catalog.find_model("WDT780SAEMX")
+    assert "WDT780SAEM1" in first["suggestions"]
+    first["suggestions"].clear()
+    again = await catalog.find_model("WDT780SAEMX")
+    assert "WDT780SAEM1" in again["suggestions"]
+    assert again == await catalog.find_model("WDT780SAEMX")
