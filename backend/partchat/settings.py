@@ -27,50 +27,87 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
+    """Every setting, one field each; the README's configuration table names the variables.
+
+    Where a default is a measured decision, the comment links the decision's line in
+    ``docs/performance.md`` ("Decisions") instead of repeating its figures.
+    """
+
+    # PARTCHAT_HOST, PARTCHAT_PORT: the address and port the server listens on.
     host: str = "127.0.0.1"
     port: int = 8000
+    # PARTCHAT_DATA_DIR: the directory of catalog.db and sessions.db (created when missing).
     data_dir: Path = Path("var")
+    # PARTCHAT_LLM: which chat model answers; "auto" is OpenAI with a key, else offline.
     llm: LLMKind = "auto"
+    # OPENAI_API_KEY, OPENAI_BASE_URL (None: OpenAI's), PARTCHAT_MODEL: the
+    # OpenAI-compatible endpoint and the model name sent to it. The key is never logged.
     openai_api_key: str | None = field(default=None, repr=False)
     openai_base_url: str | None = None
     model: str = "gpt-4o-mini"
+    # PARTCHAT_LLM_TIMEOUT: seconds before an LLM request times out.
     llm_timeout_s: float = 30.0
+    # PARTCHAT_LLM_RETRIES: retries on connection errors, 429 and 5xx, before the first token.
     llm_max_retries: int = 2
+    # PARTCHAT_ALLOWED_ORIGINS: other origins that may open the WebSocket (the widget's
+    # host pages); the server's own origin always may; "*" allows any.
     allowed_origins: tuple[str, ...] = ()
+    # PARTCHAT_FRAME_ANCESTORS: the CSP frame-ancestors of every page (who may iframe it).
     frame_ancestors: tuple[str, ...] = ("'self'",)
+    # PARTCHAT_LOG_LEVEL: "debug" also validates every tool output against its contract.
     log_level: LogLevel = "info"
+    # PARTCHAT_WORKERS: server processes on one port, each on its own SO_REUSEPORT socket
+    # (docs/performance.md#d-reuseport).
     workers: int = 1
+    # PARTCHAT_MAX_CONNECTIONS_PER_IP: concurrent WebSocket connections per client address
+    # and process; one more is closed with 1008.
     max_connections_per_ip: int = 50
-    messages_per_10s: int = 10  # per connection; a shopper types far slower
-    hub_ttl_s: float = 120.0  # an idle session's memory (hub, replay buffer) is freed after this
-    ws_compression: bool = False  # permessage-deflate: ~41 KiB and CPU per connection
-    static_dir: Path | None = None  # None: the frontend build shipped in the package
-    offline_token_delay_ms: float = 0.0  # the offline model's pause per streamed word
-    worker_heartbeat_s: float = 5.0  # liveness beat in sessions.db; dead after 3 missed
-    # How often a server checks whether catalog.db was replaced (an import, a build) and
-    # then serves the new one; 0: never (a restart picks it up).
+    # PARTCHAT_MESSAGES_PER_10S: chat messages a connection may send per 10 seconds; one
+    # more is refused (error rate_limited) and not stored. A shopper types far slower.
+    messages_per_10s: int = 10
+    # PARTCHAT_HUB_TTL_S: seconds an idle session (no connection, no turn) keeps its
+    # memory (hub, replayable events); afterwards it is reloaded from the store on demand.
+    hub_ttl_s: float = 120.0
+    # PARTCHAT_WS_COMPRESSION: offer permessage-deflate to WebSocket clients
+    # (off: docs/performance.md#d-compression).
+    ws_compression: bool = False
+    # PARTCHAT_STATIC_DIR: serve the frontend from here; None: the build in the package.
+    static_dir: Path | None = None
+    # PARTCHAT_OFFLINE_DELAY_MS: the offline model's pause per streamed word.
+    offline_token_delay_ms: float = 0.0
+    # PARTCHAT_WORKER_HEARTBEAT_S: how often a process marks itself alive in the store; a
+    # process silent for 3 intervals is dead and its running turns become interrupted.
+    worker_heartbeat_s: float = 5.0
+    # PARTCHAT_CATALOG_CHECK_S: how often a server checks whether catalog.db was replaced
+    # (an import, a build) and then serves the new one to new turns; 0: never (restart).
     catalog_check_s: float = 5.0
-    # A new turn starts when the event loop's lag is under this (0: always at once), so
-    # answers already streaming stay smooth when the CPU is saturated.
+    # PARTCHAT_TURN_START_LAG_MS: a new turn, and each next step of a turn, starts only
+    # while the event loop's lag is under this (0: always at once), so answers already
+    # streaming stay smooth when the CPU is saturated (docs/performance.md#d-turn-gate).
     turn_start_lag_ms: float = 0.5
-    # How long another thread (the SQLite ones) may hold the GIL while the event loop
-    # waits for it. Python's 5 ms default doubled the 1,000-session added gap p99.
+    # PARTCHAT_GIL_SWITCH_MS: the server process's sys.setswitchinterval, how long another
+    # thread (the SQLite ones) may hold the GIL while the event loop waits for it; Python's
+    # default is 5 ms (docs/performance.md#d-gil-switch).
     gil_switch_ms: float = 0.5
-    # Where sessions live: None is sessions.db in data_dir (SQLite); a postgresql:// URL
-    # selects the PostgreSQL backend (partchat.store.check_backend). Never logged.
+    # PARTCHAT_DATABASE_URL: where sessions live: None is sessions.db in data_dir (SQLite);
+    # a postgresql:// URL selects the PostgreSQL backend (partchat.store.check_backend).
+    # Never logged.
     database_url: str | None = field(default=None, repr=False)
-    # The live event log, stops and relays across servers (partchat.live); None: each
-    # server streams only the turns it runs. Never logged.
+    # PARTCHAT_REDIS_URL: the live event log, stops and relays across servers
+    # (partchat.live); None: each server streams only the turns it runs. Never logged.
     redis_url: str | None = field(default=None, repr=False)
-    # PostgreSQL only: connections each server process keeps (min) and may open (max),
-    # and the bound on acquiring one, connecting, and each query.
+    # PARTCHAT_DB_POOL_MIN / _MAX, PARTCHAT_DB_TIMEOUT_S (PostgreSQL only): connections each
+    # server process keeps (min) and may open (max), and the bound on acquiring one,
+    # connecting, and each query.
     db_pool_min: int = 1
     db_pool_max: int = 10
     db_timeout_s: float = 5.0
-    # The operator JSON API (/api/admin/): None keeps it off (every path 404). Never logged.
+    # PARTCHAT_ADMIN_TOKEN: the bearer token of the operator JSON API (/api/admin/) and the
+    # /admin/ page; None keeps them off (every path 404). Never logged.
     admin_token: str | None = field(default=None, repr=False)
-    # /mcp: the tools over MCP Streamable HTTP (partchat.mcp_http); with a token, requests
-    # need ``Authorization: Bearer <token>``. Never logged.
+    # PARTCHAT_MCP, PARTCHAT_MCP_TOKEN: /mcp, the tools over MCP Streamable HTTP
+    # (partchat.mcp_http); with a token, requests need ``Authorization: Bearer <token>``.
+    # Never logged.
     mcp: bool = False
     mcp_token: str | None = field(default=None, repr=False)
 
