@@ -30,7 +30,7 @@ Speed
     Each contract's input schema is also compiled into a plain-Python check for the
     keyword subset the contracts use; it only ever answers "certainly valid", anything
     else goes to the compiled ``jsonschema`` validator, which decides and explains
-    (``bench/bench_validation.py``; docs/performance.md, "Tools").
+    (``bench/bench_validation.py``; docs/performance.md#d-fast-check).
 """
 
 from __future__ import annotations
