@@ -191,6 +191,15 @@ class _Snapshot:
     version: int
 
 
+@dataclass
+class _SessionLock:
+    """Loading one session: one caller at a time. Removed by the last caller out (the
+    holder or a waiter), never while another still waits for it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0  # callers holding or waiting for it
+
+
 class TurnEngine:
     def __init__(
         self,
@@ -215,7 +224,7 @@ class TurnEngine:
         self.workers = workers or WorkerRegistry(store)
         self.hubs: dict[str, Hub] = {}
         self._turn_ended: dict[str, float] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[str, _SessionLock] = {}
         self._closing = False
         self.live = live
         self._relay: Relay | None = None
@@ -255,9 +264,10 @@ class TurnEngine:
             cached = self.hubs.get(session_id)
             if cached is not None and (cached.starting or not await self._outdated(cached)):
                 return cached, True
-            lock = self._locks.setdefault(session_id, asyncio.Lock())
+            entry = self._locks.setdefault(session_id, _SessionLock())
+            entry.users += 1
             try:
-                async with lock:
+                async with entry.lock:
                     cached = self.hubs.get(session_id)
                     if cached is not None and (cached.starting or not await self._outdated(cached)):
                         return cached, True
@@ -267,7 +277,9 @@ class TurnEngine:
                     if cached is not None and cached.turn is None and not cached.subscribers:
                         del self.hubs[session_id]  # deleted (purged) by another process
             finally:
-                self._locks.pop(session_id, None)
+                entry.users -= 1
+                if not entry.users:  # the last holder or waiter: no one else can use it
+                    del self._locks[session_id]
         version = await self.store.data_version()
         record = await self.store.create_session()
         hub = self._new_hub(

@@ -180,3 +180,44 @@ async def test_first_delta_of_a_burst_goes_out_at_once_the_rest_at_the_end_of_th
     history = await store.history(hub.session_id)
     assert history[-1]["text"] == "Hello, world"
     await engine.shutdown(1.0)
+
+
+async def test_opening_one_session_loads_it_one_caller_at_a_time(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A third caller arriving while the second holds the lock still waits for it."""
+    engine = TurnEngine(store, SlowGraph(), Metrics())  # type: ignore[arg-type]
+    gates = [asyncio.Event() for _ in range(3)]
+    calls = 0
+    inside = most = 0
+
+    async def snapshot(session_id: str, **_: Any) -> None:
+        nonlocal calls, inside, most
+        gate = gates[calls]
+        calls += 1
+        inside += 1
+        most = max(most, inside)
+        await gate.wait()
+        inside -= 1
+
+    async def settle() -> None:
+        for _ in range(10):
+            await asyncio.sleep(0)
+
+    monkeypatch.setattr(engine, "_snapshot", snapshot)
+    first = asyncio.create_task(engine.open_session("s-1"))
+    await settle()
+    second = asyncio.create_task(engine.open_session("s-1"))
+    await settle()
+    assert (calls, inside) == (1, 1)  # the second one waits
+    gates[0].set()
+    await settle()
+    assert (calls, inside) == (2, 1)  # the second one loads
+    third = asyncio.create_task(engine.open_session("s-1"))
+    await settle()
+    assert (calls, inside) == (2, 1)  # the third one waits
+    gates[1].set()
+    gates[2].set()
+    await asyncio.gather(first, second, third)
+    assert (calls, most) == (3, 1)
+    assert not engine._locks  # the last one out removed the lock
