@@ -762,7 +762,7 @@ class TurnEngine:
             len(run.text_parts),
         )
         log.info(
-            "turn %s session=%s finish=%s total_ms=%s first_token_ms=%s deltas=%d tools=%d",
+            "turn %s session=%s finish=%s total_ms=%s first_token_ms=%s text_pieces=%d tools=%d",
             run.turn_id,
             hub.session_id[:6],
             reason,

@@ -159,7 +159,8 @@ async def test_first_delta_of_a_burst_goes_out_at_once_the_rest_at_the_end_of_th
 ) -> None:
     sub = Recorder()
     graph = SinkGraph(sub)
-    engine = TurnEngine(store, graph, Metrics())  # type: ignore[arg-type]
+    metrics = Metrics()
+    engine = TurnEngine(store, graph, metrics)  # type: ignore[arg-type]
     hub, _ = await engine.open_session(None)
     engine.subscribe(hub, sub)
     await engine.submit(hub, "m-1", "hello")
@@ -177,6 +178,10 @@ async def test_first_delta_of_a_burst_goes_out_at_once_the_rest_at_the_end_of_th
     ]
     deltas = [e["delta"] for e in sub.events if e["type"] == "text-delta"]
     assert deltas == ["Hel", "lo, ", "wor", "ld"]
+    # the metric counts the model's five pieces, not the four frames they went out in
+    samples = metrics.registry.get_sample_value
+    assert samples("partchat_model_text_pieces_total") == 5
+    assert samples("partchat_text_deltas_total") is None
     history = await store.history(hub.session_id)
     assert history[-1]["text"] == "Hello, world"
     await engine.shutdown(1.0)
