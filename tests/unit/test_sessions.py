@@ -309,8 +309,10 @@ async def test_begin_turn_rejects_bad_client_message_ids(store: Store) -> None:
     session = await store.create_session()
     with pytest.raises(ValueError):
         await store.begin_turn(session.id, "", "hi", seq_reserved=1)
-    with pytest.raises(ValueError):
-        await store.begin_turn(session.id, "x" * 257, "hi", seq_reserved=1)
+    with pytest.raises(ValueError, match="1-64 characters"):  # the protocol's limit
+        await store.begin_turn(session.id, "x" * 65, "hi", seq_reserved=1)
+    begun = await store.begin_turn(session.id, "x" * 64, "hi", seq_reserved=1)
+    assert begun.duplicate is False
 
 
 async def test_finish_turn_stores_answer_and_updates_turn_and_session(

@@ -17,12 +17,11 @@ from typing import Any, Literal, TypedDict, cast
 
 import orjson
 
-from partchat.protocol import HistoryMessage
+from partchat.protocol import MAX_MESSAGE_ID_CHARS, HistoryMessage
 
 __all__ = [
     "FINISH_MESSAGE_STATUSES",
     "FINISH_REASONS",
-    "MAX_CLIENT_MESSAGE_ID_LENGTH",
     "TURN_STATUS_FOR_REASON",
     "BeginTurn",
     "FinishReason",
@@ -62,7 +61,6 @@ TURN_STATUS_FOR_REASON: dict[str, TurnStatus] = {
     "aborted": "aborted",
     "error": "failed",
 }
-MAX_CLIENT_MESSAGE_ID_LENGTH = 256
 
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
@@ -186,9 +184,10 @@ def is_valid_id(value: object) -> bool:
 
 
 def check_client_message_id(value: object) -> None:
-    """``ValueError`` unless ``value`` is a string of 1-256 characters."""
-    if not isinstance(value, str) or not 0 < len(value) <= MAX_CLIENT_MESSAGE_ID_LENGTH:
-        raise ValueError(f"client message id must be 1-{MAX_CLIENT_MESSAGE_ID_LENGTH} characters")
+    """``ValueError`` unless ``value`` is a string of 1-``MAX_MESSAGE_ID_CHARS`` characters
+    (the protocol's limit)."""
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_MESSAGE_ID_CHARS:
+        raise ValueError(f"client message id must be 1-{MAX_MESSAGE_ID_CHARS} characters")
 
 
 def check_finish(status: object, finish_reason: object) -> None:
