@@ -50,6 +50,7 @@ from partchat.store import (
     TurnRecord,
     TurnRunningElsewhere,
     empty_context,
+    message_status,
 )
 from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
 from partchat.tool_records import tool_records_of
@@ -695,9 +696,7 @@ class TurnEngine:
     async def _finish(self, hub: Hub, run: TurnRun, reason: FinishReason, context: Context) -> None:
         run.flush_text()
         text = "".join(run.text_parts)
-        status: Literal["complete", "partial", "failed"] = (
-            "complete" if reason in ("stop", "length") else ("partial" if text else "failed")
-        )
+        status = message_status(reason, text)
         hub.context = context
         ended = time.perf_counter()
         timings = {
