@@ -35,6 +35,7 @@ ErrorCode = Literal[
     "llm_unavailable",
     "internal",
     "storage_unavailable",
+    "server_restarting",
     "turn_elsewhere",
     "not_found",
 ]

@@ -192,6 +192,11 @@ class _Snapshot:
     version: int
 
 
+class ServerClosing(Exception):
+    """The server is shutting down (a restart, a deploy): it starts no new turn. Nothing
+    was stored; the client reconnects (to this server once it is back, or another)."""
+
+
 @dataclass
 class _SessionLock:
     """Loading one session: one caller at a time. Removed by the last caller out (the
@@ -391,7 +396,8 @@ class TurnEngine:
     async def submit(self, hub: Hub, client_message_id: str, text: str) -> Submitted:
         """Store the user message and start the turn; ``busy`` stores nothing.
 
-        Raises ``StorageUnavailable`` when the message could not be stored.
+        Raises ``StorageUnavailable`` when the message could not be stored, ``ServerClosing``
+        (nothing stored) once the server is shutting down.
         """
         received = time.perf_counter()
         if hub.turn is not None:
@@ -404,7 +410,7 @@ class TurnEngine:
         if hub.starting:  # another connection is storing a message for this session
             return Submitted("busy")
         if self._closing:
-            raise StorageUnavailable("the server is restarting; send the message again shortly")
+            raise ServerClosing
         hub.starting = True
         try:
             begin_result = await self._begin(hub, client_message_id, text)
@@ -787,6 +793,11 @@ class TurnEngine:
             if now - ended > self.hub_ttl_s * 2:
                 del self._turn_ended[turn_id]
         return evicted
+
+    @property
+    def closing(self) -> bool:
+        """Shutting down: no new turn starts, and the store closes next."""
+        return self._closing
 
     def busy(self) -> bool:
         """A turn is running."""

@@ -523,6 +523,12 @@ describe("chatReducer: error events", () => {
     expect(s.error).toBeNull();
   });
 
+  it("server_restarting refuses the named message (not stored: it can be sent again)", () => {
+    const s = run(sentState(), { type: "error", code: "server_restarting", message: "restarting", messageId: "m1" });
+    expect(users(s)[0]).toMatchObject({ status: "failed", errorCode: "server_restarting" });
+    expect(s.error?.code).toBe("server_restarting");
+  });
+
   it("rate_limited names the message by messageId when given", () => {
     let s = run(
       initialState(),

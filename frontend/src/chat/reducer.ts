@@ -100,6 +100,7 @@ const MESSAGE_REFUSALS = new Set<ErrorCode>([
   "message_too_long",
   "not_ready",
   "storage_unavailable",
+  "server_restarting",
   "llm_unavailable",
   "internal",
 ]);
