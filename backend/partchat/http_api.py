@@ -14,7 +14,7 @@ from partchat import __version__
 from partchat.protocol import MAX_TEXT_CHARS
 from partchat.store import StorageUnavailable, UnknownSession, UnknownTurn, is_valid_id
 from partchat.store.records import MAX_FEEDBACK_REASON_CHARS
-from partchat.turns import HISTORY_FOR_READY, stored_history
+from partchat.turns import HISTORY_FOR_READY, ServerClosing, stored_history
 
 if TYPE_CHECKING:
     from partchat.services import Services
@@ -80,7 +80,10 @@ async def chat(request: Request) -> Response:
     try:
         hub, _resumed = await engine.open_session(session_id)
         submitted = await engine.submit(hub, "http-" + uuid.uuid4().hex, text)
-    except StorageUnavailable:
+    except (ServerClosing, StorageUnavailable) as exc:
+        if isinstance(exc, ServerClosing) or engine.closing:
+            restarting = "The message was not accepted: the server is restarting; retry shortly."
+            return _error(503, "server_restarting", restarting)
         return _error(503, "storage_unavailable", "The message was not accepted; please retry.")
     if submitted.status == "busy":
         return _error(409, "busy", "An answer is still being written for this session.")

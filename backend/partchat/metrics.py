@@ -18,7 +18,12 @@ class Metrics:
             ["finish_reason"],
             registry=r,
         )
-        self.deltas = Counter("partchat_text_deltas", "Text deltas streamed to clients", registry=r)
+        self.text_pieces = Counter(
+            "partchat_model_text_pieces",
+            "Pieces of answer text the model streamed (tokens or chunks; the server may send"
+            " several in one text-delta frame)",
+            registry=r,
+        )
         self.tool_calls = Counter(
             "partchat_tool_calls",
             "Tool calls, by tool and outcome",
@@ -65,13 +70,13 @@ class Metrics:
         )
 
     def turn_finished(
-        self, reason: str, seconds: float, first_token_s: float | None, deltas: int
+        self, reason: str, seconds: float, first_token_s: float | None, text_pieces: int
     ) -> None:
         self.turns.labels(reason).inc()
         self.turn_seconds.observe(seconds)
         if first_token_s is not None:
             self.first_token_seconds.observe(first_token_s)
-        self.deltas.inc(deltas)
+        self.text_pieces.inc(text_pieces)
 
     def tool_call(self, tool: str, ok: bool) -> None:
         self.tool_calls.labels(tool, "ok" if ok else "error").inc()

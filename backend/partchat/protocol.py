@@ -22,6 +22,8 @@ from partchat.toolbox import compile_fast_check
 
 MAX_FRAME_BYTES = 64 * 1024
 MAX_TEXT_CHARS = 4000
+# a client message id's length, as the schema's MessageFrame.id says; the store takes no longer
+MAX_MESSAGE_ID_CHARS = 64
 
 ErrorCode = Literal[
     "bad_frame",
@@ -33,6 +35,7 @@ ErrorCode = Literal[
     "llm_unavailable",
     "internal",
     "storage_unavailable",
+    "server_restarting",
     "turn_elsewhere",
     "not_found",
 ]
@@ -269,7 +272,9 @@ def parse_client_frame(raw: str | bytes) -> ClientFrame:
         raise ProtocolError(
             "message_too_long",
             f"Messages are limited to {MAX_TEXT_CHARS} characters.",
-            message_id if isinstance(message_id, str) and 0 < len(message_id) <= 64 else None,
+            message_id
+            if isinstance(message_id, str) and 0 < len(message_id) <= MAX_MESSAGE_ID_CHARS
+            else None,
         )
     check = frame_fast_check(kind)
     if check is not None and check(data):
@@ -296,6 +301,8 @@ def _best_error(data: dict[str, Any], kind: str) -> str:
         return f"Invalid {kind} frame: a required field is missing."
     if err.validator == "additionalProperties":
         return f"Invalid {kind} frame: unexpected fields."
+    if err.validator == "maxLength" and field:
+        return f"Invalid {kind} frame: field '{field}' is over {err.validator_value} characters."
     return (
         f"Invalid {kind} frame: field '{field}' has the wrong type or form."
         if field

@@ -50,6 +50,7 @@ from partchat.store import (
     TurnRecord,
     TurnRunningElsewhere,
     empty_context,
+    message_status,
 )
 from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
 from partchat.tool_records import tool_records_of
@@ -191,6 +192,20 @@ class _Snapshot:
     version: int
 
 
+class ServerClosing(Exception):
+    """The server is shutting down (a restart, a deploy): it starts no new turn. Nothing
+    was stored; the client reconnects (to this server once it is back, or another)."""
+
+
+@dataclass
+class _SessionLock:
+    """Loading one session: one caller at a time. Removed by the last caller out (the
+    holder or a waiter), never while another still waits for it."""
+
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0  # callers holding or waiting for it
+
+
 class TurnEngine:
     def __init__(
         self,
@@ -215,7 +230,7 @@ class TurnEngine:
         self.workers = workers or WorkerRegistry(store)
         self.hubs: dict[str, Hub] = {}
         self._turn_ended: dict[str, float] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[str, _SessionLock] = {}
         self._closing = False
         self.live = live
         self._relay: Relay | None = None
@@ -255,9 +270,10 @@ class TurnEngine:
             cached = self.hubs.get(session_id)
             if cached is not None and (cached.starting or not await self._outdated(cached)):
                 return cached, True
-            lock = self._locks.setdefault(session_id, asyncio.Lock())
+            entry = self._locks.setdefault(session_id, _SessionLock())
+            entry.users += 1
             try:
-                async with lock:
+                async with entry.lock:
                     cached = self.hubs.get(session_id)
                     if cached is not None and (cached.starting or not await self._outdated(cached)):
                         return cached, True
@@ -267,7 +283,9 @@ class TurnEngine:
                     if cached is not None and cached.turn is None and not cached.subscribers:
                         del self.hubs[session_id]  # deleted (purged) by another process
             finally:
-                self._locks.pop(session_id, None)
+                entry.users -= 1
+                if not entry.users:  # the last holder or waiter: no one else can use it
+                    del self._locks[session_id]
         version = await self.store.data_version()
         record = await self.store.create_session()
         hub = self._new_hub(
@@ -378,7 +396,8 @@ class TurnEngine:
     async def submit(self, hub: Hub, client_message_id: str, text: str) -> Submitted:
         """Store the user message and start the turn; ``busy`` stores nothing.
 
-        Raises ``StorageUnavailable`` when the message could not be stored.
+        Raises ``StorageUnavailable`` when the message could not be stored, ``ServerClosing``
+        (nothing stored) once the server is shutting down.
         """
         received = time.perf_counter()
         if hub.turn is not None:
@@ -391,7 +410,7 @@ class TurnEngine:
         if hub.starting:  # another connection is storing a message for this session
             return Submitted("busy")
         if self._closing:
-            raise StorageUnavailable("the server is restarting; send the message again shortly")
+            raise ServerClosing
         hub.starting = True
         try:
             begin_result = await self._begin(hub, client_message_id, text)
@@ -683,9 +702,7 @@ class TurnEngine:
     async def _finish(self, hub: Hub, run: TurnRun, reason: FinishReason, context: Context) -> None:
         run.flush_text()
         text = "".join(run.text_parts)
-        status: Literal["complete", "partial", "failed"] = (
-            "complete" if reason in ("stop", "length") else ("partial" if text else "failed")
-        )
+        status = message_status(reason, text)
         hub.context = context
         ended = time.perf_counter()
         timings = {
@@ -750,7 +767,7 @@ class TurnEngine:
             len(run.text_parts),
         )
         log.info(
-            "turn %s session=%s finish=%s total_ms=%s first_token_ms=%s deltas=%d tools=%d",
+            "turn %s session=%s finish=%s total_ms=%s first_token_ms=%s text_pieces=%d tools=%d",
             run.turn_id,
             hub.session_id[:6],
             reason,
@@ -776,6 +793,11 @@ class TurnEngine:
             if now - ended > self.hub_ttl_s * 2:
                 del self._turn_ended[turn_id]
         return evicted
+
+    @property
+    def closing(self) -> bool:
+        """Shutting down: no new turn starts, and the store closes next."""
+        return self._closing
 
     def busy(self) -> bool:
         """A turn is running."""

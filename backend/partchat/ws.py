@@ -37,6 +37,7 @@ from partchat.protocol import (
 )
 from partchat.security import origin_allowed
 from partchat.store import StorageUnavailable, UnknownSession, UnknownTurn
+from partchat.turns import ServerClosing
 
 if TYPE_CHECKING:
     from partchat.services import Services
@@ -287,7 +288,10 @@ async def _on_hello(services: Services, conn: Connection, frame: HelloFrame) -> 
     try:
         hub, resumed = await engine.open_session(frame.get("sessionId"))
     except StorageUnavailable as exc:
-        _send_error(services, conn, "storage_unavailable", f"Cannot open the session: {exc}.")
+        if services.engine.closing:  # the store is closing with the server
+            _send_error(services, conn, "server_restarting", RESTARTING)
+        else:
+            _send_error(services, conn, "storage_unavailable", f"Cannot open the session: {exc}.")
         return
     # A turn another server runs: relayed here through Redis when it is configured (its
     # events so far are in the hub once this returns), else the client is told.
@@ -340,6 +344,10 @@ def ready_event(hub: Hub, *, resumed: bool) -> tuple[ReadyEvent, str | None]:
     return ready, in_flight_id
 
 
+RESTARTING = "The server is restarting; reconnect in a moment."
+MESSAGE_RESTARTING = "Your message was not accepted: the server is restarting; reconnect in a moment and send it again."
+
+
 async def _on_message(services: Services, conn: Connection, frame: MessageFrame) -> None:
     assert conn.hub is not None
     message_id = frame["id"]
@@ -355,7 +363,10 @@ async def _on_message(services: Services, conn: Connection, frame: MessageFrame)
     hub = conn.hub
     try:
         submitted = await services.engine.submit(hub, frame["id"], frame["text"])
-    except StorageUnavailable:
+    except (ServerClosing, StorageUnavailable) as exc:
+        if isinstance(exc, ServerClosing) or services.engine.closing:
+            _send_error(services, conn, "server_restarting", MESSAGE_RESTARTING, message_id)
+            return
         _send_error(
             services,
             conn,

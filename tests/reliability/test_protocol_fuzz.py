@@ -60,6 +60,7 @@ def assert_safe(event: dict) -> None:
             "rate_limited",
             "busy",
             "storage_unavailable",
+            "server_restarting",
             "internal",
             "llm_unavailable",
         }

@@ -79,3 +79,23 @@ def test_http_chat_reports_storage_unavailable(app_client, monkeypatch) -> None:
     monkeypatch.undo()
     history = app_client.get(f"/api/sessions/{first['sessionId']}").json()["history"]
     assert [m["text"] for m in history if m["role"] == "user"] == ["Hi"]
+
+
+def test_a_message_while_the_server_shuts_down_is_refused_as_restarting(app_client) -> None:  # type: ignore[no-untyped-def]
+    """Not as storage unavailable: the store is fine, the server is going away."""
+    first = app_client.post("/api/chat", json={"message": "Hi"}).json()
+    with app_client.websocket_connect("/ws") as ws:
+        _hello(ws)
+        app_client.portal.call(app_client.app.state.services.engine.shutdown, 0.1)
+        ws.send_json({"type": "message", "id": "m-1", "text": "Hi"})
+        event = ws.receive_json()
+        assert (event["type"], event["code"], event["messageId"]) == (
+            "error",
+            "server_restarting",
+            "m-1",
+        )
+        assert "restarting" in event["message"] and "storage" not in event["message"]
+    r = app_client.post("/api/chat", json={"message": "Hi again", "sessionId": first["sessionId"]})
+    assert r.status_code == 503 and r.json()["error"]["code"] == "server_restarting"
+    history = app_client.get(f"/api/sessions/{first['sessionId']}").json()["history"]
+    assert [m["text"] for m in history if m["role"] == "user"] == ["Hi"]

@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from partchat.protocol import ProtocolError, frame_fast_check, parse_client_frame, validator_for
+from partchat.protocol import (
+    MAX_MESSAGE_ID_CHARS,
+    ProtocolError,
+    frame_fast_check,
+    parse_client_frame,
+    protocol_schema,
+    validator_for,
+)
 
 values = st.one_of(
     st.none(),
@@ -68,3 +75,14 @@ def test_hello_goes_to_the_schema_and_its_errors_are_described() -> None:
     with pytest.raises(ProtocolError) as err:
         parse_client_frame(json.dumps({"type": "hello", "sessionId": 5, "lastSeq": None}))
     assert err.value.code == "bad_frame" and "sessionId" in err.value.message
+
+
+def test_a_message_id_over_the_limit_is_refused_naming_the_limit() -> None:
+    limit = protocol_schema()["$defs"]["MessageFrame"]["properties"]["id"]["maxLength"]
+    assert MAX_MESSAGE_ID_CHARS == limit == 64
+    ok = {"type": "message", "id": "x" * limit, "text": "hi"}
+    assert parse_client_frame(json.dumps(ok))["id"] == ok["id"]
+    with pytest.raises(ProtocolError) as err:
+        parse_client_frame(json.dumps({**ok, "id": "x" * (limit + 1)}))
+    assert err.value.code == "bad_frame"
+    assert "'id'" in err.value.message and "64 characters" in err.value.message

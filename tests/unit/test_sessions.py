@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import sqlite3
 from collections.abc import AsyncIterator
@@ -24,10 +25,15 @@ from partchat.store import (
     new_turn_id,
 )
 from partchat.store.postgres import PostgresStore
+from partchat.store.records import message_status
 from partchat.store.sqlite import SCHEMA_VERSION, SqliteStore, purge_sessions
 from tests.support.stores import Backend, Store
 
 URL_SAFE = re.compile(r"[A-Za-z0-9_-]+")
+# an answer's status per finish reason, the web client's expectations too (reducer.test.ts)
+FINISH_STATUS_CASES = json.loads(
+    (Path(__file__).parents[2] / "frontend/src/chat/finishStatus.cases.json").read_text("utf-8")
+)["cases"]
 
 
 class Clock:
@@ -309,8 +315,10 @@ async def test_begin_turn_rejects_bad_client_message_ids(store: Store) -> None:
     session = await store.create_session()
     with pytest.raises(ValueError):
         await store.begin_turn(session.id, "", "hi", seq_reserved=1)
-    with pytest.raises(ValueError):
-        await store.begin_turn(session.id, "x" * 257, "hi", seq_reserved=1)
+    with pytest.raises(ValueError, match="1-64 characters"):  # the protocol's limit
+        await store.begin_turn(session.id, "x" * 65, "hi", seq_reserved=1)
+    begun = await store.begin_turn(session.id, "x" * 64, "hi", seq_reserved=1)
+    assert begun.duplicate is False
 
 
 async def test_finish_turn_stores_answer_and_updates_turn_and_session(
@@ -363,7 +371,7 @@ async def test_finish_turn_stores_answer_and_updates_turn_and_session(
     [
         ("The ice maker", "partial", "aborted", "aborted"),
         ("", "failed", "error", "failed"),
-        ("Long answer cut", "partial", "length", "complete"),
+        ("Wrapped up at the tool-round cap", "complete", "length", "complete"),
     ],
 )
 async def test_finish_turn_partial_and_failed(
@@ -387,7 +395,7 @@ async def test_finish_turn_twice_is_a_no_op(store: Store, backend: Backend) -> N
         store,
         begun.turn.id,
         "other",
-        status="failed",
+        status="partial",
         finish_reason="error",
         last_seq=99,
         context={**empty_context(), "partNumber": "X"},
@@ -771,3 +779,23 @@ async def test_ping(backend: Backend) -> None:
     await store.close()
     with pytest.raises(StorageUnavailable, match="closed"):
         await store.ping()
+
+
+@pytest.mark.parametrize(
+    "case", FINISH_STATUS_CASES, ids=lambda c: f"{c['finishReason']}-{bool(c['text'])}"
+)
+async def test_stored_status_of_each_finish_reason_is_the_one_the_client_shows(
+    store: Store, case: dict[str, str]
+) -> None:
+    """The store keeps the status the web client shows live (finishStatus.cases.json), so
+    a badge does not change on reload; a finish_turn with another status is refused."""
+    reason, text = case["finishReason"], case["text"]
+    assert message_status(reason, text) == case["status"]  # type: ignore[arg-type]
+    session = await store.create_session()
+    begun = await store.begin_turn(session.id, "c1", "hi", seq_reserved=4)
+    other = next(s for s in ("complete", "partial", "failed") if s != case["status"])
+    with pytest.raises(ValueError, match="status"):
+        await finish(store, begun.turn.id, text, status=other, finish_reason=reason)
+    await finish(store, begun.turn.id, text, status=case["status"], finish_reason=reason)
+    answer = (await store.history(session.id))[-1]
+    assert (answer["role"], answer["text"], answer["status"]) == ("assistant", text, case["status"])

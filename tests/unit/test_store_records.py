@@ -21,6 +21,7 @@ from partchat.store import (
     UnknownSession,
     UnknownTurn,
     empty_context,
+    message_status,
 )
 from partchat.store.postgres import MIGRATIONS, PostgresStore
 from partchat.store.postgres import SCHEMA_VERSION as PG_SCHEMA_VERSION
@@ -89,7 +90,7 @@ async def turn(
     context: dict[str, Any] | None = None,
 ) -> str:
     begun = await store.begin_turn(session_id, f"c-{text}-{id(calls)}", text, seq_reserved=10)
-    status = "complete" if reason in ("stop", "length") else ("partial" if answer else "failed")
+    status = message_status(reason, answer)
     await store.finish_turn(
         begun.turn.id,
         text=answer,

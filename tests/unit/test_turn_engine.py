@@ -159,7 +159,8 @@ async def test_first_delta_of_a_burst_goes_out_at_once_the_rest_at_the_end_of_th
 ) -> None:
     sub = Recorder()
     graph = SinkGraph(sub)
-    engine = TurnEngine(store, graph, Metrics())  # type: ignore[arg-type]
+    metrics = Metrics()
+    engine = TurnEngine(store, graph, metrics)  # type: ignore[arg-type]
     hub, _ = await engine.open_session(None)
     engine.subscribe(hub, sub)
     await engine.submit(hub, "m-1", "hello")
@@ -177,6 +178,51 @@ async def test_first_delta_of_a_burst_goes_out_at_once_the_rest_at_the_end_of_th
     ]
     deltas = [e["delta"] for e in sub.events if e["type"] == "text-delta"]
     assert deltas == ["Hel", "lo, ", "wor", "ld"]
+    # the metric counts the model's five pieces, not the four frames they went out in
+    samples = metrics.registry.get_sample_value
+    assert samples("partchat_model_text_pieces_total") == 5
+    assert samples("partchat_text_deltas_total") is None
     history = await store.history(hub.session_id)
     assert history[-1]["text"] == "Hello, world"
     await engine.shutdown(1.0)
+
+
+async def test_opening_one_session_loads_it_one_caller_at_a_time(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A third caller arriving while the second holds the lock still waits for it."""
+    engine = TurnEngine(store, SlowGraph(), Metrics())  # type: ignore[arg-type]
+    gates = [asyncio.Event() for _ in range(3)]
+    calls = 0
+    inside = most = 0
+
+    async def snapshot(session_id: str, **_: Any) -> None:
+        nonlocal calls, inside, most
+        gate = gates[calls]
+        calls += 1
+        inside += 1
+        most = max(most, inside)
+        await gate.wait()
+        inside -= 1
+
+    async def settle() -> None:
+        for _ in range(10):
+            await asyncio.sleep(0)
+
+    monkeypatch.setattr(engine, "_snapshot", snapshot)
+    first = asyncio.create_task(engine.open_session("s-1"))
+    await settle()
+    second = asyncio.create_task(engine.open_session("s-1"))
+    await settle()
+    assert (calls, inside) == (1, 1)  # the second one waits
+    gates[0].set()
+    await settle()
+    assert (calls, inside) == (2, 1)  # the second one loads
+    third = asyncio.create_task(engine.open_session("s-1"))
+    await settle()
+    assert (calls, inside) == (2, 1)  # the third one waits
+    gates[1].set()
+    gates[2].set()
+    await asyncio.gather(first, second, third)
+    assert (calls, most) == (3, 1)
+    assert not engine._locks  # the last one out removed the lock

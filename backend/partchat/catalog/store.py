@@ -101,6 +101,8 @@ _APP_PLURAL = {"dishwasher": "dishwashers", "refrigerator": "refrigerators"}
 _BM25 = ", ".join(str(w) for w in BM25_WEIGHTS)
 _FTS_WINDOW = 200
 CACHE_ENTRIES = 2048  # query results kept (a few MB at most)
+# a query, its parameters and how its rows are sorted (None: as SQLite returned them)
+_Key = tuple[str, tuple[Any, ...], Callable[[Any], Any] | None]
 
 
 def _part(row: Any) -> Part:
@@ -175,9 +177,9 @@ class Catalog:
         self._part_types = part_types
         self._stats: CatalogStats | None = None
         self._number_pattern: re.Pattern[str] = PS_PATTERN
-        self._cache: OrderedDict[tuple[str, tuple[Any, ...]], tuple[Any, ...]] = OrderedDict()
+        self._cache: OrderedDict[_Key, tuple[Any, ...]] = OrderedDict()
         self.cache_hits = 0
-        self._pending: dict[tuple[str, tuple[Any, ...]], asyncio.Future[tuple[Any, ...]]] = {}
+        self._pending: dict[_Key, asyncio.Future[tuple[Any, ...]]] = {}
 
     @classmethod
     async def open(cls, db_path: Path, *, cache_entries: int = CACHE_ENTRIES) -> Catalog:
@@ -234,8 +236,10 @@ class Catalog:
 
         The catalog does not change while it is open, so results are kept (LRU), already
         sorted: shoppers ask about the same popular parts and symptoms again and again.
+        The key includes ``order`` (a module-level function, so the same one each call):
+        the same rows sorted another way, or not at all, are another result.
         """
-        key = (sql, params)
+        key: _Key = (sql, params, order)
         cached = self._cache.get(key)
         if cached is not None:
             self._cache.move_to_end(key)
@@ -248,7 +252,8 @@ class Catalog:
             except asyncio.CancelledError:
                 if not pending.cancelled():
                     raise  # this caller was cancelled
-                return await self._rows(sql, params, heavy=heavy)  # the first one was
+                # the first one was: run it again, ranked as this caller asked
+                return await self._rows(sql, params, heavy=heavy, order=order)
             self.cache_hits += 1
             return list(shared)
         fut: asyncio.Future[tuple[Any, ...]] = asyncio.get_running_loop().create_future()
@@ -550,7 +555,7 @@ class Catalog:
                 "LEFT JOIN part_symptoms s ON s.symptom_id = ? AND s.part_id = p.id "
                 f"WHERE c.model_id = ? AND (p.part_type IN ({marks}) OR s.pos IS NOT NULL)",
                 (sym["id"], info[1], *types),
-                order=lambda r: (r[_NCOLS] is None, r[_NCOLS] or 0, r[17]),
+                order=_by_symptom_pos,
             )
             for r in rows:
                 if r[5] in types and len(by_type.setdefault(r[5], [])) < per_type:
@@ -668,6 +673,12 @@ _Indexes = tuple[
     dict[str, InstallGuide],
     dict[str, str],
 ]
+
+
+def _by_symptom_pos(row: Any) -> tuple[bool, int, int]:
+    """A model's parts for a symptom: those listing it first, in its order (the ``s.pos``
+    column), then popularity (``p.pop_rank``)."""
+    return (row[_NCOLS] is None, row[_NCOLS] or 0, row[17])
 
 
 def _by_score(row: Any) -> tuple[float, int]:

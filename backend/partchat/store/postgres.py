@@ -725,7 +725,7 @@ class PostgresStore:
         model: str | None = None,
     ) -> FinishTurn:
         """See :meth:`partchat.store.protocol.SessionStore.finish_turn`."""
-        check_finish(status, finish_reason)
+        check_finish(status, finish_reason, text)
         if not is_valid_id(turn_id):
             raise UnknownTurn(turn_id)
         outputs = [dict(item) for item in tool_outputs]

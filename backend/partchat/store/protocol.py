@@ -102,7 +102,7 @@ class SessionStore(Protocol):
         lowers it). With ``owner``, a turn of the session running under another owner
         raises ``TurnRunningElsewhere``. Raises ``UnknownSession``,
         ``StorageUnavailable`` (nothing written), ``ValueError`` for a client message id
-        that is empty or longer than 256 characters.
+        that is empty or longer than 64 characters (``MAX_MESSAGE_ID_CHARS``, the protocol's).
         """
         ...
 

@@ -17,14 +17,13 @@ from typing import Any, Literal, TypedDict, cast
 
 import orjson
 
-from partchat.protocol import HistoryMessage
+from partchat.protocol import MAX_MESSAGE_ID_CHARS, HistoryMessage
 
 __all__ = [
-    "FINISH_MESSAGE_STATUSES",
     "FINISH_REASONS",
-    "MAX_CLIENT_MESSAGE_ID_LENGTH",
     "TURN_STATUS_FOR_REASON",
     "BeginTurn",
+    "FinishMessageStatus",
     "FinishReason",
     "FinishTurn",
     "HistoryMessage",
@@ -44,6 +43,7 @@ __all__ = [
     "check_finish",
     "empty_context",
     "is_valid_id",
+    "message_status",
     "new_message_id",
     "new_session_id",
     "new_turn_id",
@@ -55,14 +55,13 @@ MessageStatus = Literal["complete", "partial", "failed", "interrupted"]
 Role = Literal["user", "assistant"]
 
 FINISH_REASONS: frozenset[str] = frozenset({"stop", "aborted", "error", "length"})
-FINISH_MESSAGE_STATUSES: frozenset[str] = frozenset({"complete", "partial", "failed"})
+FinishMessageStatus = Literal["complete", "partial", "failed"]
 TURN_STATUS_FOR_REASON: dict[str, TurnStatus] = {
     "stop": "complete",
     "length": "complete",
     "aborted": "aborted",
     "error": "failed",
 }
-MAX_CLIENT_MESSAGE_ID_LENGTH = 256
 
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
@@ -186,17 +185,30 @@ def is_valid_id(value: object) -> bool:
 
 
 def check_client_message_id(value: object) -> None:
-    """``ValueError`` unless ``value`` is a string of 1-256 characters."""
-    if not isinstance(value, str) or not 0 < len(value) <= MAX_CLIENT_MESSAGE_ID_LENGTH:
-        raise ValueError(f"client message id must be 1-{MAX_CLIENT_MESSAGE_ID_LENGTH} characters")
+    """``ValueError`` unless ``value`` is a string of 1-``MAX_MESSAGE_ID_CHARS`` characters
+    (the protocol's limit)."""
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_MESSAGE_ID_CHARS:
+        raise ValueError(f"client message id must be 1-{MAX_MESSAGE_ID_CHARS} characters")
 
 
-def check_finish(status: object, finish_reason: object) -> None:
-    """``ValueError`` for a message status or finish reason ``finish_turn`` does not take."""
-    if status not in FINISH_MESSAGE_STATUSES:
-        raise ValueError(f"bad message status {status!r}")
+def message_status(finish_reason: FinishReason, text: str) -> FinishMessageStatus:
+    """The answer's stored status: the one the web client shows live too
+    (``frontend/src/chat/finishStatus.ts``), so a badge never changes on reload. ``length``
+    is the tool-round cap: the model wrapped up without tools, a whole answer. A stopped or
+    failed answer keeps what was written (``partial``), ``failed`` with none."""
+    if finish_reason in ("stop", "length"):
+        return "complete"
+    return "partial" if text else "failed"
+
+
+def check_finish(status: object, finish_reason: object, text: str) -> None:
+    """``ValueError`` for a finish reason ``finish_turn`` does not take, or a message status
+    other than :func:`message_status`'s for it."""
     if finish_reason not in FINISH_REASONS:
         raise ValueError(f"bad finish reason {finish_reason!r}")
+    expected = message_status(cast(FinishReason, finish_reason), text)
+    if status != expected:
+        raise ValueError(f"bad message status {status!r} for {finish_reason!r}: {expected!r}")
 
 
 # --------------------------------------------------------------------------- rows

@@ -713,7 +713,7 @@ class SqliteStore:
         model: str | None = None,
     ) -> FinishTurn:
         """See :meth:`partchat.store.protocol.SessionStore.finish_turn`."""
-        check_finish(status, finish_reason)
+        check_finish(status, finish_reason, text)
         if not is_valid_id(turn_id):
             raise UnknownTurn(turn_id)
         # Serialise before the transaction: a bad payload must not leave one open.

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { ServerEvent } from "../protocol";
+import type { FinishReason, ServerEvent } from "../protocol";
 import { CONTEXT, FINAL_TEXT, SESSION, historyTurn, normalTurn, ready, turnElsewhere } from "../test/fixtures";
 import type { ChatAction, ReducerState } from "./reducer";
 import { assistantIdFor, chatReducer, initialState, isBusy, queuedMessages } from "./reducer";
 import type { AssistantMessage, UserMessage } from "./types";
+import finishStatusCases from "./finishStatus.cases.json";
 
 const LOCAL_ACTIONS = new Set(["send", "sent", "disconnected", "retry-message", "dismiss-error", "tolerate-gaps", "server"]);
 
@@ -471,9 +472,9 @@ describe("chatReducer: finish reasons", () => {
     return s;
   };
 
-  it("aborted keeps the partial answer, marked interrupted", () => {
+  it("aborted keeps the partial answer, marked partial as the store keeps it", () => {
     const s = finishWith("aborted", "Partial ans");
-    expect(assistants(s)[0]).toMatchObject({ status: "interrupted", text: "Partial ans", finishReason: "aborted" });
+    expect(assistants(s)[0]).toMatchObject({ status: "partial", text: "Partial ans", finishReason: "aborted" });
     expect(s.activeTurnId).toBeNull();
     expect(s.announcement?.finishReason).toBe("aborted");
   });
@@ -484,8 +485,17 @@ describe("chatReducer: finish reasons", () => {
     expect(isBusy(s)).toBe(false);
   });
 
-  it("length marks the answer partial", () => {
-    expect(assistants(finishWith("length", "Partial answer"))[0]!.status).toBe("partial");
+  it("length (the tool-round cap: the model wrapped up) marks the answer complete", () => {
+    expect(assistants(finishWith("length", "Wrapped up"))[0]!.status).toBe("complete");
+  });
+
+  // The store's table too (tests/unit/test_sessions.py): a badge does not change on reload.
+  it.each(finishStatusCases.cases)("$finishReason with text $text is $status, as stored", (c) => {
+    let s = run(sentState(), { type: "start", turnId: "t1", messageId: "m1", seq: 1 });
+    if (c.text) s = run(s, { type: "text-delta", turnId: "t1", delta: c.text, seq: 2 });
+    const finishReason = c.finishReason as FinishReason;
+    s = run(s, { type: "finish", turnId: "t1", text: c.text, finishReason, seq: c.text ? 3 : 2 });
+    expect(assistants(s)[0]).toMatchObject({ status: c.status, finishReason: c.finishReason });
   });
 
   it("a finish for an unknown turn still shows the answer", () => {
@@ -513,6 +523,12 @@ describe("chatReducer: error events", () => {
     expect(s.error).toBeNull();
   });
 
+  it("server_restarting refuses the named message (not stored: it can be sent again)", () => {
+    const s = run(sentState(), { type: "error", code: "server_restarting", message: "restarting", messageId: "m1" });
+    expect(users(s)[0]).toMatchObject({ status: "failed", errorCode: "server_restarting" });
+    expect(s.error?.code).toBe("server_restarting");
+  });
+
   it("rate_limited names the message by messageId when given", () => {
     let s = run(
       initialState(),
@@ -537,7 +553,7 @@ describe("chatReducer: error events", () => {
     s = chatReducer(s, { type: "dismiss-error" });
     s = run(s, err); // replayed
     expect(s.error).toBeNull();
-    s = run(s, { type: "finish", turnId: "t1", text: "Sorry, the assistant is unavailable.", finishReason: "error", seq: 3 });
+    s = run(s, { type: "finish", turnId: "t1", text: "", finishReason: "error", seq: 3 }); // no text written
     expect(assistants(s)[0]!.status).toBe("failed");
   });
 

@@ -33,13 +33,13 @@ import type {
 import { EMPTY_CONTEXT } from "../protocol";
 import type {
   AssistantMessage,
-  AssistantStatus,
   ChatMessage,
   ChatState,
   FeedbackState,
   ToolCall,
   UserMessage,
 } from "./types";
+import { finishStatus } from "./finishStatus";
 
 export type ChatAction =
   | { type: "server"; event: ServerEvent }
@@ -93,13 +93,6 @@ export function assistantIdFor(turnId: string): string {
   return `assistant-${turnId}`;
 }
 
-const FINISH_STATUS: Record<FinishReason, AssistantStatus> = {
-  stop: "complete",
-  aborted: "interrupted",
-  error: "failed",
-  length: "partial",
-};
-
 /** Errors that refuse a client message that was not stored (it can be sent again). */
 const MESSAGE_REFUSALS = new Set<ErrorCode>([
   "busy",
@@ -107,6 +100,7 @@ const MESSAGE_REFUSALS = new Set<ErrorCode>([
   "message_too_long",
   "not_ready",
   "storage_unavailable",
+  "server_restarting",
   "llm_unavailable",
   "internal",
 ]);
@@ -405,7 +399,7 @@ function applyFinish(
   const done: AssistantMessage = {
     ...base,
     text: finalText,
-    status: FINISH_STATUS[finishReason],
+    status: finishStatus(finishReason, text),
     finishReason,
     tools: base.tools.map((t) =>
       t.status === "running" ? { ...t, status: finishReason === "stop" ? "done" : "failed" } : t,

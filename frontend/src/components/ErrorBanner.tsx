@@ -13,6 +13,7 @@ const FRIENDLY: Partial<Record<ChatError["code"], string>> = {
   message_too_long: "That message is too long (4,000 characters at most).",
   llm_unavailable: "The assistant is unavailable right now. Please retry in a moment.",
   storage_unavailable: "Your message could not be saved. Please retry.",
+  server_restarting: "The assistant is restarting. Please retry in a moment.",
   internal: "Something went wrong on our side. Please retry.",
   turn_elsewhere:
     "Your previous answer is still being written. It will appear here when it's done; anything you send now goes right after it.",

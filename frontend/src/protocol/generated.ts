@@ -44,6 +44,7 @@ export type ErrorCode =
   | "llm_unavailable"
   | "internal"
   | "storage_unavailable"
+  | "server_restarting"
   | "turn_elsewhere"
   | "not_found";
 

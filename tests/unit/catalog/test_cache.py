@@ -102,7 +102,7 @@ async def test_cache_evicts_the_least_recently_used(small_cache: Catalog) -> Non
 async def test_failed_query_is_not_cached(catalog: Catalog) -> None:
     sql = "SELECT no_such_column FROM parts"
     assert await catalog._rows(sql) == []
-    assert (sql, ()) not in catalog._cache
+    assert (sql, (), None) not in catalog._cache
     hits, queries = catalog.cache_hits, runs(catalog)
     assert await catalog._rows(sql) == []
     assert (catalog.cache_hits, runs(catalog)) == (hits, queries + 1)
@@ -117,3 +117,34 @@ async def test_concurrent_identical_queries_share_one_run(catalog: Catalog) -> N
     assert all(r == results[0] for r in results) and len(results[0]) == 5
     results[1].clear()  # each caller has its own list
     assert len(results[2]) == 5
+
+
+def _descending(row: tuple[str]) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in row[0])
+
+
+async def test_waiter_of_a_cancelled_query_still_sorts_and_caches_sorted(
+    catalog: Catalog,
+) -> None:
+    sql = "SELECT ps_number FROM parts ORDER BY ps_number LIMIT 5"
+    first = asyncio.create_task(catalog._rows(sql, heavy=True, order=_descending))
+    await asyncio.sleep(0)  # the first caller's query is running on the thread
+    second = asyncio.create_task(catalog._rows(sql, heavy=True, order=_descending))
+    await asyncio.sleep(0)  # the second one shares it
+    first.cancel()
+    rows = await second
+    assert len(rows) == 5
+    assert rows == sorted(rows, key=_descending)  # ranked, though it ran the query again
+    assert await catalog._rows(sql, order=_descending) == rows  # and cached ranked
+    with pytest.raises(asyncio.CancelledError):
+        await first
+
+
+async def test_same_query_with_another_order_is_not_served_from_the_cache(
+    catalog: Catalog,
+) -> None:
+    sql = "SELECT ps_number FROM parts ORDER BY ps_number LIMIT 5"
+    plain = await catalog._rows(sql)
+    ranked = await catalog._rows(sql, order=_descending)
+    assert ranked == sorted(plain, key=_descending) != plain
+    assert await catalog._rows(sql) == plain
