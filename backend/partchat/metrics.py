@@ -42,6 +42,12 @@ class Metrics:
             ["kind"],
             registry=r,
         )
+        self.symptoms_diagnosed = Counter(
+            "partchat_symptoms_diagnosed",
+            "Symptoms a diagnose_repair result recognised (the catalog's labels), by symptom",
+            ["symptom"],
+            registry=r,
+        )
         self.connections = Gauge(
             "partchat_open_connections", "Open WebSocket connections", registry=r
         )

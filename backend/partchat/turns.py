@@ -760,6 +760,9 @@ class TurnEngine:
                 self.metrics.unknown_lookups.labels("part").inc(len(call["unknownParts"]))
             if call["unknownModels"]:
                 self.metrics.unknown_lookups.labels("model").inc(len(call["unknownModels"]))
+            if call["name"] == "diagnose_repair" and call["ok"] and call["result"]:
+                for symptom in call["result"].get("symptoms") or ():
+                    self.metrics.symptoms_diagnosed.labels(str(symptom)).inc()
         self.metrics.turn_finished(
             reason,
             ended - run.started,

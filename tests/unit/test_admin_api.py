@@ -345,6 +345,16 @@ def test_admin_stats(client: TestClient, sessions: dict[str, str]) -> None:
     assert 'partchat_unknown_lookups_total{kind="part"} 1.0' in metrics
 
 
+def test_metrics_count_the_symptoms_diagnosed(client: TestClient) -> None:
+    """/metrics carries the top symptoms: what diagnose_repair recognised, by label."""
+    with client.websocket_connect("/ws") as ws:
+        hello(ws)
+        chat(ws, "My dishwasher WDT780SAEM1 is not draining")
+    metrics = client.get("/metrics").text
+    assert 'partchat_symptoms_diagnosed_total{symptom="Not draining"} 1.0' in metrics
+    assert "partchat_symptoms_diagnosed_total{symptom=\"Noisy\"}" not in metrics
+
+
 def test_feedback_reaches_the_store_from_another_server(settings: Settings) -> None:
     """Two servers on one sessions.db: the rating sent to B shows on A's next ready."""
     with TestClient(create_app(settings)) as a, TestClient(create_app(settings)) as b:
