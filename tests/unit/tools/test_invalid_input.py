@@ -44,7 +44,12 @@ def _invalid(result: dict[str, Any]) -> list[dict[str, str]]:
 
 # (tool, args, expected path, words the message must contain)
 CASES: list[tuple[str, Any, str, list[str]]] = [
-    ("get_part_details", {}, "/partNumber", ["partNumber is required", "PS11752778"]),
+    (
+        "get_part_details",
+        {},
+        "/partNumber",
+        ["partNumber is required", "the catalog's part number"],
+    ),
     (
         "check_compatibility",
         {"partNumber": "PS3406971"},
@@ -112,7 +117,7 @@ CASES: list[tuple[str, Any, str, list[str]]] = [
         "get_part_details",
         {"partNumber": "PS 34#06"},
         "/partNumber",
-        ["not in the expected form", "PS11752778"],
+        ["not in the expected form", "the catalog's part number"],
     ),
     (
         "check_compatibility",
