@@ -1,7 +1,7 @@
 """The OpenAI-compatible path through the same graph, against the scripted fake server.
 
 The chat model comes from ``make_chat_model`` with ``PARTCHAT_LLM=openai`` settings
-pointing at the fake (``bench/fake_llm.py``); turns are served by the
+pointing at the fake (``tests/support/fake_llm.py``); turns are served by the
 ``TurnEngine`` exactly as in the offline conversations.
 """
 
@@ -15,7 +15,6 @@ from typing import Any
 import openai
 import pytest
 import pytest_asyncio
-from bench.fake_llm import FakeLLM, Reply
 from langchain_core.messages import HumanMessage
 
 from partchat.agent.graph import APOLOGY, MAX_TOOL_ROUNDS, build_graph
@@ -26,6 +25,7 @@ from partchat.nlu.model import Understanding
 from partchat.settings import Settings
 from partchat.toolbox import Toolbox
 from tests.support.agent_driver import Conversation, Turn, grounding_problems
+from tests.support.fake_llm import FakeLLM, Reply
 from tests.unit.agent.conftest import FakeFactory
 
 pytestmark = pytest.mark.timeout(30)
