@@ -237,7 +237,7 @@ def test_thousand_sessions_five_turns_twice(catalog_db: Path, tmp_path: Path, re
                 P.run_async(run_wave(server.ws_url, wave))
             wave.peak_rss = sampler.peak
             totals["sent"] += wave.sent
-            settle_s, conns, live = settle(server.url)
+            settle_s, conns, live = settle(server.base_url)
             rss[wave.name] = P.tree_rss(pid)
             stored = P.count_user_messages(db)
             figures[wave.name] = {
