@@ -15,7 +15,7 @@ than partchat, never more.
 
     python bench/baseline_server.py [--no-stream]   # PARTCHAT_HOST/PORT/DATA_DIR, OPENAI_*
 
-``common.ServerProc(impl="langgraph" | "langgraph-nostream")`` starts it.
+``Stack(command=common.IMPLS["langgraph" | "langgraph-nostream"])`` starts it.
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -28,35 +27,16 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "backend"))
+sys.path.insert(0, str(ROOT))  # tests/support/
 
 from langchain_core.language_models import BaseChatModel  # noqa: E402
 from langchain_core.messages import HumanMessage  # noqa: E402
 from langchain_openai import ChatOpenAI  # noqa: E402
+from tests.support.servers import FakeLLMProcess  # noqa: E402
 
 from partchat.agent.fast_openai import FastChatOpenAI  # noqa: E402
 
 PROMPT = [HumanMessage("the ice maker on my Whirlpool WRS325SDHZ stopped making ice")]
-
-
-def start_fake(tokens: int) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "fake_llm.py"),
-            "--port",
-            "0",
-            "--tokens",
-            str(tokens),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("FAKE_LLM_READY "):
-        proc.kill()
-        raise SystemExit(f"fake_llm did not start: {line!r}")
-    return proc, line.split()[1]
 
 
 def make(kind: str, base_url: str) -> BaseChatModel:
@@ -160,17 +140,16 @@ def main() -> None:
     ns = p.parse_args()
     if ns.quick:
         ns.count, ns.rounds, ns.warmup = 20, 1, 3
-    proc, base_url = start_fake(ns.tokens)
+    fake = FakeLLMProcess(tokens=ns.tokens).start()
     try:
         if ns.uvloop:
             import uvloop
 
-            results = uvloop.run(bench(ns, base_url))
+            results = uvloop.run(bench(ns, fake.base_url))
         else:
-            results = asyncio.run(bench(ns, base_url))
+            results = asyncio.run(bench(ns, fake.base_url))
     finally:
-        proc.terminate()
-        proc.wait(10)
+        fake.stop()
     if ns.json:
         print(json.dumps(results, indent=2))
         return

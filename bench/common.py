@@ -1,12 +1,13 @@
-"""Shared helpers of the load benchmarks: the fake LLM and server processes, CPU and RSS
-sampling, percentiles, and matching a client's turns to the fake LLM's request log.
+"""Shared helpers of the load benchmarks: matching a client's turns to the fake LLM's
+request log, py-spy profiles, gap arithmetic and output.
 
-Processes
-    ``FakeProc`` runs ``bench/fake_llm.py`` and ``ServerProc`` runs ``partchat serve`` as
-    child processes of the benchmark (never of each other), so ``psutil`` charges the
-    server's CPU to the server alone. ``Stack`` builds the catalog once (``partchat
-    catalog build`` into a fresh ``PARTCHAT_DATA_DIR``), then starts a fake and a server
-    pointed at it (``PARTCHAT_LLM=openai``), so start-up is never part of a measurement.
+The fake LLM and server processes (``Stack``, ``ServerProcess``, ``FakeLLMProcess``),
+the load client and the CPU and RSS sampling are test support
+(``tests/support/servers.py``, ``load_client.py``, ``procstats.py``); this module
+re-exports what the benchmarks use of them. ``Stack`` builds the catalog once, then
+starts a fake and a server pointed at it (``PARTCHAT_LLM=openai``), so start-up is never
+part of a measurement. ``IMPLS`` names the servers a benchmark can measure: partchat, or
+the issue's plain-LangGraph baseline (``baseline_server.py``) in the same run.
 
 Matching turns to LLM requests
     Every turn's user message ends in ``(ticket <tag>)``, a letters-only tag unique to
@@ -24,32 +25,37 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-import math
-import os
 import re
-import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # as a script: tests/support/
+
 import orjson
+from tests.support.load_client import TEXT as TEXT
+from tests.support.load_client import tag as tag
+from tests.support.procstats import RssSampler as RssSampler
+from tests.support.procstats import ms as ms
+from tests.support.procstats import raise_nofile as raise_nofile
+from tests.support.procstats import run_async as run_async
+from tests.support.procstats import summary as summary
+from tests.support.procstats import tree_cpu_s as tree_cpu_s
+from tests.support.procstats import tree_rss as tree_rss
+from tests.support.servers import Stack as Stack
+from tests.support.servers import build_catalog as build_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 PY = sys.executable
-
 T = TypeVar("T")
 
-TEXT = "the ice maker on my Whirlpool WRS325SDHZ stopped making ice (ticket {tag})"
 _TAG_RE = re.compile(r"\(ticket ([a-z]+)\)\s*$")
 
 # The issue's baselines (issue 8), per streamed turn against the fake LLM.
@@ -73,77 +79,6 @@ TARGETS = {
 
 
 # --- small utilities ----------------------------------------------------------------------
-def tag(n: int) -> str:
-    """A letters-only tag for turn number ``n`` (``qa``, ``qb``, …)."""
-    out = ""
-    while True:
-        n, r = divmod(n, 26)
-        out = chr(97 + r) + out
-        if n == 0:
-            return "q" + out
-
-
-def pct(samples: Sequence[float], q: float) -> float | None:
-    if not samples:
-        return None
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
-
-
-def summary(samples: Sequence[float], digits: int = 2) -> dict[str, float | int | None]:
-    """n, p50, p90, p99, max of ``samples`` (already in the unit wanted)."""
-    if not samples:
-        return {"n": 0, "p50": None, "p90": None, "p99": None, "max": None}
-    ordered = sorted(samples)
-
-    def at(q: float) -> float:
-        return round(
-            ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))], digits
-        )
-
-    return {
-        "n": len(ordered),
-        "p50": at(0.50),
-        "p90": at(0.90),
-        "p99": at(0.99),
-        "max": round(ordered[-1], digits),
-    }
-
-
-def raise_nofile(want: int | None = None) -> int:
-    """Raise the soft open-files limit (to the hard limit by default); returns it.
-
-    Child processes started afterwards (the server) inherit it."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = hard if want is None else min(hard, max(soft, want))
-    if hard == resource.RLIM_INFINITY and want is None:
-        target = 1_048_576
-    if target > soft:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-
-
-def run_async(main: Coroutine[Any, Any, T], *, use_uvloop: bool = True) -> tuple[T, str]:
-    """Run ``main`` on uvloop when it is installed (it is: uvicorn[standard] brings it)."""
-    if use_uvloop:
-        try:
-            import uvloop
-        except ImportError:
-            pass
-        else:
-            return uvloop.run(main), "uvloop"
-    import asyncio
-
-    return asyncio.run(main), "asyncio"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def http_get_json(url: str, timeout: float = 120.0) -> Any:
     import httpx
 
@@ -158,313 +93,24 @@ def http_post(url: str, timeout: float = 30.0) -> None:
     httpx.post(url, timeout=timeout).raise_for_status()
 
 
-# --- process accounting --------------------------------------------------------------------
-def process_tree(pid: int) -> list[Any]:
-    import psutil
-
-    try:
-        root = psutil.Process(pid)
-        return [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return []
-
-
-def tree_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` and its live children (uvicorn workers)."""
-    import psutil
-
-    total = 0.0
-    for p in process_tree(pid):
-        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            t = p.cpu_times()
-            total += t.user + t.system
-    return total
-
-
-def tree_rss(pid: int) -> int:
-    import psutil
-
-    total = 0
-    for p in process_tree(pid):
-        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            total += p.memory_info().rss
-    return total
-
-
-class RssSampler:
-    """Samples the server tree's RSS on a thread (every ``interval`` s); ``peak`` bytes."""
-
-    def __init__(self, pid: int | None, interval: float = 0.1) -> None:
-        self.pid = pid
-        self.interval = interval
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> RssSampler:
-        if self.pid:
-            self.peak = tree_rss(self.pid)
-            self._thread = threading.Thread(target=self._run, name="rss", daemon=True)
-            self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        assert self.pid
-        while not self._stop.wait(self.interval):
-            self.peak = max(self.peak, tree_rss(self.pid))
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread:
-            self._thread.join(2)
-        if self.pid:
-            self.peak = max(self.peak, tree_rss(self.pid))
-
-
 # --- child processes -----------------------------------------------------------------------
-class FakeProc:
-    """``bench/fake_llm.py`` in a child process."""
-
-    def __init__(self, tokens: int = 60, first_token_ms: float = 0.0, token_ms: float = 0.0):
-        self.tokens, self.first_token_ms, self.token_ms = tokens, first_token_ms, token_ms
-        self.proc: subprocess.Popen[str] | None = None
-        self.base_url = ""
-
-    def start(self) -> FakeProc:
-        self.proc = subprocess.Popen(
-            [
-                PY,
-                str(BENCH / "fake_llm.py"),
-                "--port",
-                "0",
-                "--mode",
-                "bench",
-                "--tokens",
-                str(self.tokens),
-                "--first-token-ms",
-                str(self.first_token_ms),
-                "--token-ms",
-                str(self.token_ms),
-                "--max-records",
-                "1000000",
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if not line.startswith("FAKE_LLM_READY "):
-            self.stop()
-            raise RuntimeError(f"fake_llm did not start: {line!r}")
-        self.base_url = line.split()[1]
-        return self
-
-    @property
-    def pid(self) -> int | None:
-        return self.proc.pid if self.proc else None
-
-    def stop(self) -> None:
-        stop_process(self.proc)
-        self.proc = None
-
-
 def fake_root(base_url: str) -> str:
     """``http://host:port/v1`` → ``http://host:port``."""
     return base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url.rstrip("/")
 
 
-# What ``ServerProc`` runs: partchat, or the issue's plain-LangGraph baseline measured in
-# the same run (``baseline_server.py``).
+# What a ``Stack`` runs (its ``command``): partchat, or the issue's plain-LangGraph
+# baseline measured in the same run (``baseline_server.py``).
 IMPLS = {
-    "partchat": ["-m", "partchat.cli", "serve"],
-    "langgraph": [str(BENCH / "baseline_server.py")],
-    "langgraph-nostream": [str(BENCH / "baseline_server.py"), "--no-stream"],
+    "partchat": ("-m", "partchat.cli", "serve"),
+    "langgraph": (str(BENCH / "baseline_server.py"),),
+    "langgraph-nostream": (str(BENCH / "baseline_server.py"), "--no-stream"),
 }
 
 
-class ServerProc:
-    """``partchat serve`` (or a baseline, ``impl``) in a child process, configured against
-    an OpenAI-compatible URL."""
-
-    def __init__(
-        self,
-        data_dir: Path,
-        llm_base_url: str,
-        *,
-        workers: int = 1,
-        rate_limit: bool = False,
-        log_level: str = "info",
-        env: dict[str, str] | None = None,
-        impl: str = "partchat",
-    ) -> None:
-        if impl not in IMPLS:
-            raise ValueError(f"impl must be one of {sorted(IMPLS)}")
-        self.impl = impl
-        self.data_dir = data_dir
-        self.llm_base_url = llm_base_url
-        self.workers = workers
-        self.rate_limit = rate_limit
-        self.log_level = log_level
-        self.extra_env = env or {}
-        self.port = 0
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    @property
-    def pid(self) -> int | None:
-        return self.proc.pid if self.proc else None
-
-    @property
-    def log_path(self) -> Path:
-        return self.data_dir / "server.log"
-
-    def start(self, timeout: float = 60.0) -> ServerProc:
-        import httpx
-
-        self.port = free_port()
-        env = {
-            **os.environ,
-            "PARTCHAT_HOST": "127.0.0.1",
-            "PARTCHAT_PORT": str(self.port),
-            "PARTCHAT_DATA_DIR": str(self.data_dir),
-            "PARTCHAT_LLM": "openai",
-            "OPENAI_BASE_URL": self.llm_base_url,
-            "OPENAI_API_KEY": "sk-bench",
-            "PARTCHAT_LLM_RETRIES": "0",
-            "PARTCHAT_LOG_LEVEL": self.log_level,
-            "PARTCHAT_MAX_CONNECTIONS_PER_IP": "100000",
-            # Lift the per-connection message limit so a few sessions can saturate the server.
-            "PARTCHAT_MESSAGES_PER_10S": "10" if self.rate_limit else "1000000",
-            **self.extra_env,
-        }
-        cmd = [PY, *IMPLS[self.impl]]
-        if self.workers > 1:
-            cmd += ["--workers", str(self.workers)]
-        log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(
-            cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.data_dir
-        )
-        log.close()
-        deadline = time.monotonic() + timeout
-        with httpx.Client(timeout=1.0) as client:
-            while time.monotonic() < deadline:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"server exited early:\n{self.log_tail()}")
-                with contextlib.suppress(httpx.HTTPError):
-                    if client.get(self.url + "/health").status_code == 200:
-                        if self.workers > 1:  # every worker up (each opens its stores)
-                            time.sleep(1.0)
-                        return self
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"server did not answer /health in {timeout}s:\n{self.log_tail()}")
-
-    def log_tail(self, n: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return ""
-
-    def stop(self) -> None:
-        stop_process(self.proc, graceful=30.0)
-        self.proc = None
-
-
-def stop_process(proc: subprocess.Popen[Any] | None, graceful: float = 10.0) -> None:
-    if proc is None or proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(graceful)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
-
-
-def count_user_messages(sessions_db: Path) -> int:
-    """User messages stored in a server's ``sessions.db``, read through a read-only
-    connection (safe beside the live server: WAL readers never block its writer)."""
-    import sqlite3
-
-    db = sqlite3.connect(f"file:{sessions_db}?mode=ro", uri=True, timeout=30.0)
-    try:
-        return int(db.execute("SELECT COUNT(*) FROM messages WHERE role = 'user'").fetchone()[0])
-    finally:
-        db.close()
-
-
-def build_catalog(data_dir: Path) -> Path:
-    """``partchat catalog build`` into ``data_dir`` (a fresh ``PARTCHAT_DATA_DIR``)."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PARTCHAT_DATA_DIR": str(data_dir)}
-    subprocess.run(
-        [PY, "-m", "partchat.cli", "catalog", "build"],
-        env=env,
-        check=True,
-        stdout=subprocess.DEVNULL,
-        cwd=data_dir,
-    )
-    return data_dir / "catalog.db"
-
-
-@dataclass
-class Stack:
-    """A temp dir, a built catalog, a fake LLM and a server using it.
-
-    ``catalog`` reuses an already-built ``catalog.db`` (copied into the fresh data dir);
-    ``env`` adds to (or overrides) the server's environment."""
-
-    tokens: int = 60
-    first_token_ms: float = 0.0
-    token_ms: float = 0.0
-    workers: int = 1
-    rate_limit: bool = False
-    log_level: str = "info"
-    catalog: Path | None = None
-    keep: bool = False
-    env: dict[str, str] | None = None
-    impl: str = "partchat"
-    tmp: Path = field(init=False)
-    fake: FakeProc = field(init=False)
-    server: ServerProc = field(init=False)
-
-    def __enter__(self) -> Stack:
-        self.tmp = Path(tempfile.mkdtemp(prefix="partchat-bench-"))
-        data = self.tmp / "data"
-        data.mkdir()
-        if self.catalog is not None and self.catalog.exists():
-            shutil.copy2(self.catalog, data / "catalog.db")
-        else:
-            build_catalog(data)
-        self.fake = FakeProc(self.tokens, self.first_token_ms, self.token_ms).start()
-        try:
-            self.server = ServerProc(
-                data,
-                self.fake.base_url,
-                workers=self.workers,
-                rate_limit=self.rate_limit,
-                log_level=self.log_level,
-                env=self.env,
-                impl=self.impl,
-            ).start()
-        except BaseException:
-            self.fake.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        with contextlib.suppress(Exception):
-            self.server.stop()
-        self.fake.stop()
-        if not self.keep:
-            shutil.rmtree(self.tmp, ignore_errors=True)
+def impl_of(stack: Stack) -> str:
+    """The ``IMPLS`` name of what the stack's server runs."""
+    return next(name for name, command in IMPLS.items() if command == stack.command)
 
 
 # --- matching turns to the fake's requests --------------------------------------------------
@@ -518,7 +164,7 @@ def fake_times_by_tag(fake_url: str) -> dict[str, FakeTimes]:
 
 # --- py-spy ------------------------------------------------------------------------------------
 def pyspy_path() -> str | None:
-    cand = Path(PY).parent / "py-spy"
+    cand = Path(sys.executable).parent / "py-spy"
     return str(cand) if cand.exists() else shutil.which("py-spy")
 
 
@@ -736,10 +382,6 @@ def added_gaps(frames: Sequence[tuple[int, int]], written: dict[int, int]) -> li
             return None
         added.append((recv1 - recv0) - (w1 - w0))
     return added
-
-
-def ms(ns: float) -> float:
-    return ns / 1e6
 
 
 def flatten(items: Iterable[Iterable[T]]) -> Iterator[T]:

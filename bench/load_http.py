@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             catalog=ns.catalog,
         ) as stack:
             result, loop = C.run_async(
-                run_turns(ns, stack.server.url, stack.server.pid, stack.fake.base_url),
+                run_turns(ns, stack.server.base_url, stack.server.pid, stack.fake.base_url),
                 use_uvloop=not ns.no_uvloop,
             )
     result["client_loop"] = loop

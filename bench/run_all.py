@@ -15,7 +15,7 @@ Runs, each as its own process so the figures are the scripts' own:
   load_ws.py --idle       idle connections (hello only): RSS per connection
   load_ws.py --profile    py-spy profile of the server during a saturating run (if installed)
 
-Every server runs against ``bench/fake_llm.py`` in its own fresh data directory with a
+Every server runs against ``tests/support/fake_llm.py`` in its own fresh data directory with a
 catalog built once up front. Figures sit beside the issue's baselines as ratios; the
 machine is shared, so compare ratios measured in the same run, not absolute numbers.
 """
@@ -65,7 +65,7 @@ def run_json(args: list[str], timeout: float) -> dict[str, Any]:
 
 
 def load_args(script: str, stack: C.Stack, extra: list[str]) -> list[str]:
-    url = stack.server.ws_url if script == "load_ws.py" else stack.server.url
+    url = stack.server.ws_url if script == "load_ws.py" else stack.server.base_url
     return [
         f"bench/{script}",
         "--url",
@@ -83,7 +83,7 @@ def load_args(script: str, stack: C.Stack, extra: list[str]) -> list[str]:
         str(stack.token_ms),
         "--workers",
         str(stack.workers),
-        *(["--impl", stack.impl] if stack.impl != "partchat" else []),
+        *(["--impl", C.impl_of(stack)] if C.impl_of(stack) != "partchat" else []),
         *extra,
     ]
 
@@ -187,7 +187,7 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
                 ["--idle", "20", "--idle-settle", "0.2", "--idle-hold", "0.3"],
                 60,
             )
-        with C.Stack(tokens=20, token_ms=5.0, catalog=catalog, impl="langgraph") as s:
+        with C.Stack(tokens=20, token_ms=5.0, catalog=catalog, command=C.IMPLS["langgraph"]) as s:
             run_load(
                 results,
                 "baseline_langgraph_smoke",
@@ -228,7 +228,7 @@ def suite(ns: argparse.Namespace) -> dict[str, Any]:
             run_load(results, "ws_50_2workers", "load_ws.py", s, sat, 600)
         # The issue's plain-LangGraph baselines, measured here beside partchat.
         for impl in ("langgraph", "langgraph-nostream"):
-            with C.Stack(tokens=60, catalog=catalog, impl=impl) as s:
+            with C.Stack(tokens=60, catalog=catalog, command=C.IMPLS[impl]) as s:
                 prewarm(s)
                 name = "baseline_" + impl.replace("-", "_")
                 run_load(results, name, "load_ws.py", s, sat, 600)

@@ -3,7 +3,7 @@
     .venv/bin/python bench/scale_out.py                # 3 alternating rounds + a paced run
     .venv/bin/python bench/scale_out.py --smoke --json # seconds: CI keeps it working
 
-Both set-ups run against the same fake OpenAI server (``bench/fake_llm.py``) on this
+Both set-ups run against the same fake OpenAI server (``tests/support/fake_llm.py``) on this
 machine, through ``bench/load_ws.py`` attached to them:
 
 - ``sqlite``: one ``partchat serve``, sessions in its ``sessions.db`` (the default);
@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.pg import PostgresServer
 from tests.support.redis_server import RedisServer
+from tests.support.servers import LOAD_ENV, FakeLLMProcess, ServerProcess
 from tests.support.stores import create_database
 
 from bench import common as C
@@ -52,7 +53,7 @@ LONG_Q = "The ice maker on my Whirlpool WRS325SDHZ stopped making ice"
 
 
 def load(
-    urls: list[str], pids: list[int], infra: list[int], fake: C.FakeProc, extra: list[str]
+    urls: list[str], pids: list[int], infra: list[int], fake: FakeLLMProcess, extra: list[str]
 ) -> dict[str, Any]:
     args = [
         C.PY,
@@ -101,18 +102,20 @@ class Setups:
         return data
 
     @contextlib.contextmanager
-    def sqlite(self, fake: C.FakeProc) -> Iterator[tuple[list[C.ServerProc], list[int]]]:
-        server = C.ServerProc(self._data(), fake.base_url).start()
+    def sqlite(self, fake: FakeLLMProcess) -> Iterator[tuple[list[ServerProcess], list[int]]]:
+        server = ServerProcess(self._data(), dict(LOAD_ENV), llm_base_url=fake.base_url).start()
         try:
             yield [server], []
         finally:
             server.stop()
 
     @contextlib.contextmanager
-    def pg_redis(self, fake: C.FakeProc) -> Iterator[tuple[list[C.ServerProc], list[int]]]:
+    def pg_redis(self, fake: FakeLLMProcess) -> Iterator[tuple[list[ServerProcess], list[int]]]:
         dsn = asyncio.run(create_database(self.pg.dsn))
-        env = {"PARTCHAT_DATABASE_URL": dsn, "PARTCHAT_REDIS_URL": self.redis.url}
-        servers = [C.ServerProc(self._data(), fake.base_url, env=env).start() for _ in range(2)]
+        env = {**LOAD_ENV, "PARTCHAT_DATABASE_URL": dsn, "PARTCHAT_REDIS_URL": self.redis.url}
+        servers = [
+            ServerProcess(self._data(), env, llm_base_url=fake.base_url).start() for _ in range(2)
+        ]
         infra = [_postmaster_pid(self.pg)]
         if self.redis.proc is not None:
             infra.append(self.redis.proc.pid)
@@ -127,7 +130,7 @@ def _postmaster_pid(pg: PostgresServer) -> int:
     return int((pg.data_dir / "postmaster.pid").read_text().split()[0])
 
 
-def measure(setups: Setups, name: str, fake: C.FakeProc, extra: list[str]) -> dict[str, Any]:
+def measure(setups: Setups, name: str, fake: FakeLLMProcess, extra: list[str]) -> dict[str, Any]:
     with getattr(setups, name)(fake) as (servers, infra):
         urls = [s.ws_url for s in servers]
         pids = [s.pid for s in servers if s.pid]
@@ -173,7 +176,7 @@ async def _probe_one(a: str, b: str) -> bool:
     return seqs == list(range(seqs[0], seqs[0] + len(seqs))) and text == seen[-1]["text"]
 
 
-def probe(setups: Setups, fake: C.FakeProc, count: int) -> dict[str, Any]:
+def probe(setups: Setups, fake: FakeLLMProcess, count: int) -> dict[str, Any]:
     with setups.pg_redis(fake) as (servers, _):
         urls = [s.ws_url for s in servers]
 
@@ -218,7 +221,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "--sessions", "50", "--turns", "20", "--duration", "20"
         ]  # fmt: skip
         out: dict[str, Any] = {"bench": "scale-out", "smoke": ns.smoke}
-        fast = C.FakeProc(tokens=60).start()
+        fast = FakeLLMProcess(tokens=60).start()
         try:
             print("saturating, alternating …", file=sys.stderr, flush=True)
             runs: dict[str, list[dict[str, Any]]] = {"sqlite": [], "pg_redis": []}
@@ -229,7 +232,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             out["ratios"] = ratios(runs["sqlite"], runs["pg_redis"])
         finally:
             fast.stop()
-        paced_fake = C.FakeProc(tokens=20 if ns.smoke else 60, first_token_ms=300, token_ms=20)
+        paced_fake = FakeLLMProcess(tokens=20 if ns.smoke else 60, first_token_ms=300, token_ms=20)
         paced_fake.start()
         try:
             print("paced …", file=sys.stderr, flush=True)

@@ -58,3 +58,11 @@ def new_page(browser: Browser) -> Iterator[PageFactory]:
     yield make
     for context in contexts:
         context.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under tests/e2e/ is an ``e2e`` test (``-m "not e2e"`` leaves it out)."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.e2e)

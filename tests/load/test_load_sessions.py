@@ -3,11 +3,11 @@ fake LLM at realistic delays: zero errors, every user message stored, and memory
 its level once the sessions have gone.
 
 What runs
-    ``bench/common.Stack``: the fake OpenAI server (``bench/fake_llm.py``, bench mode: each
-    turn is one ``search_parts`` tool call, then a text answer) with **300 ms to the first
-    token and 20 ms per token**, and ``partchat serve`` (one worker, ``PARTCHAT_LLM=openai``)
-    against it on free 127.0.0.1 ports, in a fresh temp data dir holding the catalog the
-    test session built. As in the benchmarks, the per-connection message limit
+    ``tests/support/servers.Stack``: the fake OpenAI server (``tests/support/fake_llm.py``,
+    bench mode: each turn is one ``search_parts`` tool call, then a text answer) with
+    **300 ms to the first token and 20 ms per token**, and ``partchat serve`` (one worker,
+    ``PARTCHAT_LLM=openai``) against it on free 127.0.0.1 ports, in a fresh temp data dir
+    holding the catalog the test session built. As in the benchmarks, the per-connection message limit
     (``PARTCHAT_MESSAGES_PER_10S``) and the per-address connection cap
     (``PARTCHAT_MAX_CONNECTIONS_PER_IP``) are lifted: every session comes from 127.0.0.1.
 
@@ -71,9 +71,9 @@ from typing import Any
 import httpx
 import pytest
 
-from bench import load_ws as L
-
-C = L.C  # bench/common.py, as load_ws imports it
+from tests.support import load_client as L
+from tests.support import procstats as P
+from tests.support.servers import Stack
 
 pytestmark = [pytest.mark.load, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -121,7 +121,7 @@ class Wave:
             "wall_s": round(self.wall_s, 1),
             "turns_per_s": round(self.stopped / self.wall_s, 1) if self.wall_s else None,
             "deltas_per_turn": round(self.deltas / self.stopped, 1) if self.stopped else None,
-            "turn_ms": C.summary(self.turn_ms, 0),
+            "turn_ms": P.summary(self.turn_ms, 0),
             "peak_rss_mib": mib(self.peak_rss),
         }
 
@@ -166,7 +166,7 @@ async def run_wave(url: str, wave: Wave) -> None:
                     continue
                 wave.stopped += 1
                 wave.deltas += t.deltas
-                wave.turn_ms.append(C.ms(t.end - t.sent))
+                wave.turn_ms.append(P.ms(t.end - t.sent))
         finally:
             if ws is not None:
                 with contextlib.suppress(Exception):
@@ -213,12 +213,12 @@ def settle(server_url: str) -> tuple[float, float, float]:
 
 
 def test_thousand_sessions_five_turns_twice(catalog_db: Path, tmp_path: Path, request: Any) -> None:
-    C.raise_nofile()
+    P.raise_nofile()
     env = {"PARTCHAT_HUB_TTL_S": str(HUB_TTL_S)}
     t_start = time.monotonic()
     figures: dict[str, Any] = {}
     request.node.user_properties.append(("load", figures))  # junit XML; filled in below
-    with C.Stack(
+    with Stack(
         tokens=TOKENS,
         first_token_ms=FIRST_TOKEN_MS,
         token_ms=TOKEN_MS,
@@ -233,13 +233,13 @@ def test_thousand_sessions_five_turns_twice(catalog_db: Path, tmp_path: Path, re
         totals = {"sent": 0}
 
         def run(wave: Wave) -> None:
-            with C.RssSampler(pid, interval=0.5) as sampler:
-                C.run_async(run_wave(server.ws_url, wave))
+            with P.RssSampler(pid, interval=0.5) as sampler:
+                P.run_async(run_wave(server.ws_url, wave))
             wave.peak_rss = sampler.peak
             totals["sent"] += wave.sent
-            settle_s, conns, live = settle(server.url)
-            rss[wave.name] = C.tree_rss(pid)
-            stored = C.count_user_messages(db)
+            settle_s, conns, live = settle(server.base_url)
+            rss[wave.name] = P.tree_rss(pid)
+            stored = P.count_user_messages(db)
             figures[wave.name] = {
                 **wave.figures(),
                 "settle_s": round(settle_s, 1),

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from bench.fake_llm import FakeLLM, Reply
 
 from partchat.agent.graph import build_graph
 from partchat.agent.llm import make_chat_model
@@ -18,6 +17,7 @@ from partchat.nlu.model import Understanding
 from partchat.settings import Settings
 from partchat.toolbox import Toolbox
 from tests.support.agent_driver import Conversation
+from tests.support.fake_llm import FakeLLM, Reply
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(600)]
 

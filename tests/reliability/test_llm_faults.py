@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from bench.fake_llm import FakeLLM, FakeLLMThread, Reply
 from starlette.testclient import TestClient
 
 from partchat.app import create_app
 from partchat.settings import Settings
+from tests.support.fake_llm import FakeLLM, FakeLLMThread, Reply
 
 
 @pytest.fixture

@@ -1,10 +1,16 @@
-"""Drive the compiled agent graph turn by turn, the way ``turns.py`` does.
+"""Drive the compiled agent graph turn by turn on the served path: the ``TurnEngine``.
 
-A ``Conversation`` carries the session context (from each turn's ``data-context``
-event) and the history (the user and assistant texts) between turns, runs
-``graph.astream(..., stream_mode=["messages", "updates"])`` and turns every chunk into
-protocol events with ``stream_adapter.adapt``. A ``Turn`` holds one turn's events, the
-answer text (the concatenated ``text-delta``s), the tool calls and their outputs.
+A ``Conversation`` sends each message through ``TurnEngine.submit`` as a connection
+does, so the graph runs exactly as a shopper's turn does (``stream_mode=["updates"]``,
+the answer text streamed into the engine's text sink, tool calls and context from the
+updates), and it records the frames a subscribed connection receives. After the turn it
+checks the answer three ways: the concatenated ``text-delta``s (what the shopper saw
+stream), the ``finish`` event's text and the answer the store kept must be one text.
+
+Each turn runs on a fresh in-memory ``SqliteStore``, in a hub laid with the history and
+context the conversation carries (the hub's own, from the turn before), so nothing has
+to be closed between tests. A ``Turn`` holds one turn's frames, the answer text, the
+tool calls and their outputs.
 """
 
 from __future__ import annotations
@@ -12,28 +18,45 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-
 from partchat.agent.prompts import SYSTEM_PROMPT
-from partchat.agent.state import Context, empty_context, turn_input
-from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
+from partchat.agent.state import Context, empty_context
+from partchat.metrics import Metrics
+from partchat.protocol import HistoryMessage
+from partchat.store.sqlite import SqliteStore
+from partchat.turns import TurnEngine
 
 PS_RE = re.compile(r"\bPS\d+\b")  # not the "PS0" inside model KDTE334GPS0
 PRICE_RE = re.compile(r"\$\d[\d,]*\.\d\d")
+IN_MEMORY = Path(":memory:")
 
 
 @dataclass
 class Turn:
     user: str
-    events: list[dict[str, Any]] = field(default_factory=list)
-    finish_reason: str = "stop"
+    events: list[dict[str, Any]] = field(default_factory=list)  # every frame, start to finish
     context: Context = field(default_factory=empty_context)
+    stored: HistoryMessage | None = None  # the answer as the store kept it
 
     @property
     def text(self) -> str:
         return "".join(e["delta"] for e in self.events if e["type"] == "text-delta")
+
+    @property
+    def finish(self) -> dict[str, Any]:
+        (finish,) = [e for e in self.events if e["type"] == "finish"]
+        return finish
+
+    @property
+    def finish_reason(self) -> str:
+        return str(self.finish["finishReason"])
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        """The turn's ``error`` event (the LLM failed, or the turn did)."""
+        return next((e for e in self.events if e["type"] == "error"), None)
 
     @property
     def calls(self) -> list[tuple[str, dict[str, Any]]]:
@@ -84,30 +107,54 @@ def system_prompt_lines() -> list[str]:
     return [ln.strip() for ln in SYSTEM_PROMPT.splitlines() if len(ln.strip()) >= 25]
 
 
+class Frames:
+    """A subscriber: the frames a connection of the session would be sent."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def deliver(self, seq: int, frame: str) -> None:
+        self.events.append(json.loads(frame))
+
+    def resync(self) -> None:
+        raise AssertionError("a single-process conversation is never laid over")
+
+
 class Conversation:
-    """A session against a compiled graph: context and history carried between turns."""
+    """A session against a compiled graph, served by a ``TurnEngine``: context and
+    history carried between turns as the session's hub carries them."""
 
     def __init__(self, graph: Any, context: Context | None = None) -> None:
         self.graph = graph
         self.context: Context = context or empty_context()
-        self.history: list[BaseMessage] = []
+        self.history: list[HistoryMessage] = []
         self.turns: list[Turn] = []
-        self._n = 0
 
     async def say(self, text: str) -> Turn:
-        self._n += 1
-        turn = Turn(user=text, context=self.context)
-        state = {**turn_input(self.context), "messages": [*self.history, HumanMessage(text)]}
-        async for mode, chunk in self.graph.astream(state, stream_mode=["messages", "updates"]):
-            for event in adapt(mode, chunk, f"t{self._n}"):
-                turn.events.append(dict(event))
-            reason = finish_reason_of(mode, chunk)
-            if reason in ("length", "error"):
-                turn.finish_reason = reason
-            new_context = context_of_update(mode, chunk)
-            if new_context is not None:
-                turn.context = new_context
-        self.context = turn.context
-        self.history += [HumanMessage(text), AIMessage(turn.text)]
+        store = await SqliteStore.open(IN_MEMORY)
+        try:
+            turn = await self._served(store, text)
+        finally:
+            await store.close()
         self.turns.append(turn)
+        return turn
+
+    async def _served(self, store: SqliteStore, text: str) -> Turn:
+        engine = TurnEngine(store, self.graph, Metrics())
+        hub, _ = await engine.open_session(None)
+        hub.context, hub.history = self.context, list(self.history)
+        frames = Frames()
+        engine.subscribe(hub, frames)
+        submitted = await engine.submit(hub, f"m{len(self.turns) + 1}", text)
+        assert submitted.status == "started", submitted
+        run = hub.turn
+        assert run is not None and run.task is not None
+        await run.task
+        stored = (await store.history(hub.session_id))[-1]
+        turn = Turn(user=text, events=frames.events, context=hub.context, stored=stored)
+        assert stored["role"] == "assistant", stored
+        assert turn.text == turn.finish["text"] == stored["text"], (
+            f"streamed {turn.text!r}, finish {turn.finish['text']!r}, stored {stored['text']!r}"
+        )
+        self.context, self.history = hub.context, hub.history
         return turn

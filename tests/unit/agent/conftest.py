@@ -1,4 +1,4 @@
-"""Fixtures for the agent tests: a scripted fake OpenAI server (bench/fake_llm.py)."""
+"""Fixtures for the agent tests: a scripted fake OpenAI server (tests/support/fake_llm.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
-from bench.fake_llm import FakeLLM
+
+from tests.support.fake_llm import FakeLLM
 
 FakeFactory = Callable[..., Awaitable[FakeLLM]]
 

@@ -1,7 +1,8 @@
 """Scripted multi-turn conversations with the offline model, through the compiled graph.
 
-Every turn runs ``graph.astream`` through ``stream_adapter.adapt`` with the context and
-history carried the way ``turns.py`` carries them (``tests/support/agent_driver.py``).
+Every turn is served by the ``TurnEngine`` as a shopper's is, the context and history
+carried by the session's hub (``tests/support/agent_driver.py``): the answer checked is
+the streamed text, which is also the text stored.
 Each step asserts concrete things about the answer and the tool calls, and EVERY answer
 of EVERY conversation passes the grounding check: each PS number and price in it appears
 in that turn's tool outputs, and no line of the system prompt is repeated.
@@ -37,10 +38,15 @@ DECLINE = "I can only help with refrigerator and dishwasher parts"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def graph(catalog_db: Path, understanding: Understanding) -> AsyncIterator[Any]:
+async def catalog(catalog_db: Path) -> AsyncIterator[Catalog]:
     catalog = await Catalog.open(catalog_db)
-    yield build_graph(OfflineChatModel(), Toolbox.load(catalog), catalog, understanding)
+    yield catalog
     await catalog.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def graph(catalog: Catalog, understanding: Understanding) -> Any:
+    return build_graph(OfflineChatModel(), Toolbox.load(catalog), catalog, understanding)
 
 
 @dataclass
@@ -568,11 +574,17 @@ async def test_same_input_same_output(graph: Any, name: str) -> None:
     assert texts[0] == texts[1]
 
 
-async def test_answers_stream_as_many_deltas(graph: Any) -> None:
+async def test_answers_stream_as_many_deltas(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    # Paced as ``make run`` paces it: deltas within one pass of the event loop go out as one.
+    paced = OfflineChatModel(token_delay_s=0.001)
+    graph = build_graph(paced, Toolbox.load(catalog), catalog, understanding)
     turn = await Conversation(graph).say("How can I install part number PS11752778?")
     deltas = [e for e in turn.events if e["type"] == "text-delta"]
     assert len(deltas) > 20
     kinds = [e["type"] for e in turn.events]
-    assert kinds[0] == "data-context"
+    assert kinds[:2] == ["start", "data-context"]
+    assert kinds[-1] == "finish"
     assert kinds.index("tool-input-available") < kinds.index("tool-output-available")
     assert kinds.index("tool-output-available") < kinds.index("text-delta")

@@ -19,7 +19,6 @@ import openai
 import orjson
 import pytest
 import uvloop
-from bench.fake_llm import FakeLLM, Reply
 from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.messages import (
     AIMessage,
@@ -32,6 +31,7 @@ from langchain_core.messages import (
 from langchain_openai import ChatOpenAI
 
 from partchat.agent.fast_openai import FastChatOpenAI, LLMStreamError, env_proxy
+from tests.support.fake_llm import FakeLLM, Reply
 from tests.unit.agent.conftest import FakeFactory
 
 pytestmark = pytest.mark.timeout(10)

@@ -1,8 +1,8 @@
 """The OpenAI-compatible path through the same graph, against the scripted fake server.
 
 The chat model comes from ``make_chat_model`` with ``PARTCHAT_LLM=openai`` settings
-pointing at ``bench/fake_llm.py``; turns run through ``stream_adapter.adapt`` exactly
-as in the offline conversations.
+pointing at the fake (``tests/support/fake_llm.py``); turns are served by the
+``TurnEngine`` exactly as in the offline conversations.
 """
 
 from __future__ import annotations
@@ -15,15 +15,17 @@ from typing import Any
 import openai
 import pytest
 import pytest_asyncio
-from bench.fake_llm import FakeLLM, Reply
+from langchain_core.messages import HumanMessage
 
 from partchat.agent.graph import APOLOGY, MAX_TOOL_ROUNDS, build_graph
 from partchat.agent.llm import classify_llm_error, make_chat_model
+from partchat.agent.state import empty_context, turn_input
 from partchat.catalog import Catalog
 from partchat.nlu.model import Understanding
 from partchat.settings import Settings
 from partchat.toolbox import Toolbox
-from tests.support.agent_driver import Conversation, grounding_problems
+from tests.support.agent_driver import Conversation, Turn, grounding_problems
+from tests.support.fake_llm import FakeLLM, Reply
 from tests.unit.agent.conftest import FakeFactory
 
 pytestmark = pytest.mark.timeout(30)
@@ -67,7 +69,8 @@ async def test_streamed_text_becomes_text_deltas(
     fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     answer = "Hi! I can help with refrigerator and dishwasher parts. What do you need?"
-    fake = await fake_llm([Reply.say(answer)])
+    # Paced: tokens read in one pass of the event loop go out as one delta.
+    fake = await fake_llm([Reply.say(answer)], token_ms=2)
     turn = await Conversation(graph_for(fake, catalog, understanding)).say("Hello")
     deltas = [e["delta"] for e in turn.events if e["type"] == "text-delta"]
     assert len(deltas) > 5  # token by token, not one block
@@ -101,7 +104,7 @@ async def test_streamed_tool_call_runs_and_its_result_goes_back(
     conversation = Conversation(graph_for(fake, catalog, understanding))
     turn = await conversation.say(f"Does {PUMP} fit my {MODEL}?")
     kinds = [e["type"] for e in turn.events]
-    assert kinds[0] == "data-context"
+    assert kinds[:2] == ["start", "data-context"]
     assert turn.context["productModel"] == MODEL
     assert turn.calls == [("check_compatibility", {"partNumber": PUMP, "model": MODEL})]
     (output,) = turn.outputs
@@ -196,11 +199,18 @@ async def test_arguments_that_are_not_json_are_reported_too(
 
 # -- outages -----------------------------------------------------------------------------
 async def raised(graph: Any, text: str = "hi") -> BaseException:
+    """What the graph raises (the turn engine reports it as an error event)."""
     try:
-        await Conversation(graph).say(text)
+        await graph.ainvoke({**turn_input(empty_context()), "messages": [HumanMessage(text)]})
     except Exception as exc:
         return exc
     raise AssertionError("the turn did not raise")
+
+
+def assert_reported_unavailable(turn: Turn) -> None:
+    assert turn.error is not None and turn.error["code"] == "llm_unavailable"
+    assert turn.finish_reason == "error"
+    assert turn.stored is not None and turn.stored["status"] == "failed"
 
 
 async def test_http_500_is_retried_then_succeeds(
@@ -218,20 +228,26 @@ async def test_http_500_retried_then_reported_as_llm_unavailable(
     fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     fake = await fake_llm(default=Reply.error(500, retry_after=0.01), mode="script")
-    error = await raised(graph_for(fake, catalog, understanding, retries=2))
+    graph = graph_for(fake, catalog, understanding, retries=2)
+    error = await raised(graph)
     assert isinstance(error, openai.APIStatusError)
     assert classify_llm_error(error) == "llm_unavailable"
     assert len(fake.chat_requests) == 3  # the first try and two retries
+    assert_reported_unavailable(await Conversation(graph).say("hi"))
+    assert len(fake.chat_requests) == 6
 
 
 async def test_timeouts_are_retried_then_reported_as_llm_unavailable(
     fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
 ) -> None:
     fake = await fake_llm(default=Reply.hang(30), mode="script")
-    error = await raised(graph_for(fake, catalog, understanding, timeout_s=0.3, retries=1))
+    graph = graph_for(fake, catalog, understanding, timeout_s=0.3, retries=1)
+    error = await raised(graph)
     assert isinstance(error, openai.APIError)
     assert classify_llm_error(error) == "llm_unavailable"
     assert len(fake.chat_requests) == 2
+    assert_reported_unavailable(await Conversation(graph).say("hi"))
+    assert len(fake.chat_requests) == 4
 
 
 # -- limits ------------------------------------------------------------------------------

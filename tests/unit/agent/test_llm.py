@@ -9,7 +9,6 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from bench.fake_llm import Reply
 from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
@@ -21,6 +20,7 @@ from partchat.agent.llm import (
     make_chat_model,
 )
 from partchat.settings import Settings
+from tests.support.fake_llm import Reply
 from tests.unit.agent.conftest import FakeFactory
 
 pytestmark = pytest.mark.timeout(10)

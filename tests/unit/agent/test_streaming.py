@@ -8,13 +8,13 @@ from typing import Any
 
 import openai
 import pytest
-from bench.fake_llm import Reply
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_openai import ChatOpenAI
 
 from partchat.agent.fast_openai import FastChatOpenAI
 from partchat.agent.streaming import stream_reply, text_sink, with_text_sink
+from tests.support.fake_llm import Reply
 from tests.unit.agent.conftest import FakeFactory
 from tests.unit.agent.test_fast_openai import SCRIPTS, TOOLS, collect, make
 

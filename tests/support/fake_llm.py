@@ -19,7 +19,7 @@ a text answer of ``tokens`` words.
 
 CLI (benchmarks)::
 
-    python bench/fake_llm.py --port 0 --mode bench --tokens 60 --first-token-ms 0 --token-ms 0
+    python tests/support/fake_llm.py --port 0 --mode bench --tokens 60 --first-token-ms 0 --token-ms 0
 
 prints ``FAKE_LLM_READY http://127.0.0.1:<port>/v1`` once listening. ``GET /_fake/log``
 returns, per request, the monotonic-clock nanoseconds at which it was received, its

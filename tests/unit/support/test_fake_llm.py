@@ -12,8 +12,9 @@ import httpx
 import openai
 import orjson
 import pytest
-from bench.fake_llm import FakeLLM, FakeLLMThread, Reply, ToolCall, split_words
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+from tests.support.fake_llm import FakeLLM, FakeLLMThread, Reply, ToolCall, split_words
 
 pytestmark = pytest.mark.timeout(10)
 ROOT = Path(__file__).resolve().parents[3]
@@ -225,7 +226,14 @@ def test_thread_runner_for_sync_code() -> None:
 
 def test_cli() -> None:
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "bench" / "fake_llm.py"), "--port", "0", "--tokens", "5"],
+        [
+            sys.executable,
+            str(ROOT / "tests" / "support" / "fake_llm.py"),
+            "--port",
+            "0",
+            "--tokens",
+            "5",
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )
