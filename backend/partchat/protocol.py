@@ -17,7 +17,7 @@ import orjson
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from partchat.agent.state import Context
+from partchat.shapes import Context, FinishReason
 from partchat.toolbox import compile_fast_check
 
 MAX_FRAME_BYTES = 64 * 1024
@@ -39,7 +39,6 @@ ErrorCode = Literal[
     "turn_elsewhere",
     "not_found",
 ]
-FinishReason = Literal["stop", "aborted", "error", "length"]
 Rating = Literal["up", "down"]
 CLIENT_TYPES = ("hello", "message", "stop", "ping", "feedback")
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
-from partchat.agent.state import Context
 from partchat.protocol import (
     DataContextEvent,
     FieldError,
@@ -23,6 +22,7 @@ from partchat.protocol import (
     ToolOutputEvent,
     TurnEvent,
 )
+from partchat.shapes import Context, context_of
 
 LLM_NODE = "llm"
 TEXT_NODES = frozenset({"give_up"})  # nodes that write answer text without an LLM call
@@ -49,22 +49,11 @@ def _tool_result(message: ToolMessage) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"ok": True, "value": value}
 
 
-def _context_from_update(update: Mapping[str, Any]) -> Context:
-    return Context(
-        productModel=update.get("product_model"),
-        partNumber=update.get("part_number"),
-        symptoms=list(update.get("symptoms") or []),
-        applianceType=update.get("appliance_type"),
-    )
-
-
 def _update_events(node: str, update: Mapping[str, Any], turn_id: str) -> list[TurnEvent]:
     events: list[TurnEvent] = []
     if node == "extract":
         events.append(
-            DataContextEvent(
-                type="data-context", turnId=turn_id, context=_context_from_update(update)
-            )
+            DataContextEvent(type="data-context", turnId=turn_id, context=context_of(update))
         )
         return events
     for message in update.get("messages") or []:
@@ -150,5 +139,5 @@ def context_of_update(mode: str, chunk: Any) -> Context | None:
         and isinstance(chunk, Mapping)
         and isinstance(chunk.get("extract"), Mapping)
     ):
-        return _context_from_update(chunk["extract"])
+        return context_of(chunk["extract"])
     return None

@@ -24,13 +24,12 @@ from redis.exceptions import RedisError
 
 from partchat.admission import TurnGate
 from partchat.agent.llm import classify_llm_error
-from partchat.agent.state import Context, turn_input
+from partchat.agent.state import turn_input
 from partchat.agent.streaming import with_text_sink
 from partchat.metrics import Metrics
 from partchat.protocol import (
     Feedback,
     FinishEvent,
-    FinishReason,
     HistoryMessage,
     Rating,
     StartEvent,
@@ -40,6 +39,7 @@ from partchat.protocol import (
     encode,
     error_event,
 )
+from partchat.shapes import Context, FinishReason, empty_context
 from partchat.store import (
     BeginTurn,
     SavedFeedback,
@@ -49,7 +49,6 @@ from partchat.store import (
     ToolCallRecord,
     TurnRecord,
     TurnRunningElsewhere,
-    empty_context,
     message_status,
 )
 from partchat.stream_adapter import adapt, context_of_update, finish_reason_of

@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 from partchat.catalog.types import Appliance
-
-FinishReason = Literal["stop", "aborted", "error", "length"]
-
-
-class Context(TypedDict):
-    """The session context as the wire protocol and the store carry it (camelCase)."""
-
-    productModel: str | None
-    partNumber: str | None
-    symptoms: list[str]
-    applianceType: Appliance | None
-
-
-def empty_context() -> Context:
-    return Context(productModel=None, partNumber=None, symptoms=[], applianceType=None)
+from partchat.shapes import Context, FinishReason
 
 
 class AgentState(TypedDict, total=False):
@@ -55,15 +41,6 @@ class AgentState(TypedDict, total=False):
     tool_error_streak: int
     """Consecutive failed tool calls; three end the turn (circuit breaker)."""
     finish_reason: FinishReason | None
-
-
-def context_of(state: AgentState) -> Context:
-    return Context(
-        productModel=state.get("product_model"),
-        partNumber=state.get("part_number"),
-        symptoms=list(state.get("symptoms") or []),
-        applianceType=state.get("appliance_type"),
-    )
 
 
 def turn_input(context: Context) -> AgentState:

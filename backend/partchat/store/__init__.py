@@ -21,6 +21,7 @@ from partchat.store.admin import AdminFilters, AdminPage
 from partchat.store.protocol import SessionStore
 from partchat.store.records import (
     BeginTurn,
+    Context,
     FinishReason,
     FinishTurn,
     HistoryMessage,
@@ -28,7 +29,6 @@ from partchat.store.records import (
     Rating,
     Role,
     SavedFeedback,
-    SessionContext,
     SessionRecord,
     StorageUnavailable,
     StoreError,
@@ -51,6 +51,7 @@ __all__ = [
     "AdminFilters",
     "AdminPage",
     "BeginTurn",
+    "Context",
     "FinishReason",
     "FinishTurn",
     "HistoryMessage",
@@ -58,7 +59,6 @@ __all__ = [
     "Rating",
     "Role",
     "SavedFeedback",
-    "SessionContext",
     "SessionRecord",
     "SessionStore",
     "StorageUnavailable",

@@ -18,18 +18,19 @@ from typing import Any, Literal, TypedDict, cast
 import orjson
 
 from partchat.protocol import MAX_MESSAGE_ID_CHARS, HistoryMessage
+from partchat.shapes import Context, FinishReason, empty_context
 
 __all__ = [
     "FINISH_REASONS",
     "TURN_STATUS_FOR_REASON",
     "BeginTurn",
+    "Context",
     "FinishMessageStatus",
     "FinishReason",
     "FinishTurn",
     "HistoryMessage",
     "MessageStatus",
     "Role",
-    "SessionContext",
     "SessionRecord",
     "StorageUnavailable",
     "StoreError",
@@ -50,7 +51,6 @@ __all__ = [
 ]
 
 TurnStatus = Literal["running", "complete", "aborted", "failed", "interrupted"]
-FinishReason = Literal["stop", "aborted", "error", "length"]
 MessageStatus = Literal["complete", "partial", "failed", "interrupted"]
 Role = Literal["user", "assistant"]
 
@@ -98,29 +98,12 @@ class StorageUnavailable(StoreError):
 # --------------------------------------------------------------------------- records
 
 
-class SessionContext(TypedDict):
-    """What the agent has learned about the shopper's appliance (wire ``data-context``).
-
-    Stored as JSON as given; on read it is laid over :func:`empty_context`, so the four
-    keys are always present (extra keys a caller saved are passed through).
-    """
-
-    productModel: str | None
-    partNumber: str | None
-    symptoms: list[str]
-    applianceType: str | None
-
-
-def empty_context() -> SessionContext:
-    return {"productModel": None, "partNumber": None, "symptoms": [], "applianceType": None}
-
-
 @dataclass(frozen=True, slots=True)
 class SessionRecord:
     id: str
     created_at: float
     updated_at: float
-    context: SessionContext
+    context: Context
     last_seq: int
     seq_reserved: int
     version: int = 0  # moves with every write to the session, by any process
@@ -216,8 +199,9 @@ def check_finish(status: object, finish_reason: object, text: str) -> None:
 # decoder each; ``at`` is where the record's columns start in a wider row.
 
 
-def load_context(raw: str | None) -> SessionContext:
-    """A stored context (JSON text) over the empty one."""
+def load_context(raw: str | None) -> Context:
+    """A stored context (JSON text) laid over the empty one, so the four keys are always
+    present (extra keys a caller saved are passed through)."""
     context = empty_context()
     if raw:
         stored = orjson.loads(raw)
