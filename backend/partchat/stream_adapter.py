@@ -1,8 +1,9 @@
-"""LangGraph ``astream`` chunks (``messages`` + ``updates`` modes) → protocol events.
+"""LangGraph ``astream`` chunks (``updates`` mode) → protocol events.
 
-``adapt`` is pure: the same chunk always gives the same events. Tokens come from the
-``messages`` mode of the ``llm`` node; tool calls, tool results, the context and text
-written by other nodes (the circuit breaker's apology) come from ``updates``.
+``adapt`` is pure: the same chunk always gives the same events. The ``llm`` node's
+tokens do not pass through here: the turn engine gets them from the node's text sink
+(``agent/streaming.py``). Tool calls, tool results, the context and text written by
+other nodes (the circuit breaker's apology) come from the ``updates`` chunks.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 
 from partchat.protocol import (
     DataContextEvent,
@@ -107,13 +108,6 @@ def _update_events(node: str, update: Mapping[str, Any], turn_id: str) -> list[T
 
 def adapt(mode: str, chunk: Any, turn_id: str) -> list[TurnEvent]:
     """The protocol events for one ``(mode, chunk)`` item of ``graph.astream``."""
-    if mode == "messages":
-        message, metadata = chunk
-        if isinstance(message, AIMessageChunk) and metadata.get("langgraph_node") == LLM_NODE:
-            text = _text_of(message.content)
-            if text:
-                return [TextDeltaEvent(type="text-delta", turnId=turn_id, delta=text)]
-        return []
     if mode == "updates" and isinstance(chunk, Mapping):
         events: list[TurnEvent] = []
         for node, update in chunk.items():

@@ -415,9 +415,3 @@ async def _on_feedback(services: Services, conn: Connection, frame: FeedbackFram
     if reason is not None:
         saved["reason"] = reason
     conn.send_now(encode(saved))
-
-
-def close_all(
-    connections: set[Any], code: int = 1001, reason: str = "server shutting down"
-) -> list[Any]:
-    return [c.ws.close(code, reason) for c in list(connections)]

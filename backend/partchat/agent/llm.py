@@ -16,19 +16,12 @@ from langchain_core.language_models import BaseChatModel
 
 from partchat.settings import Settings
 
-__all__ = ["DEFAULT_OPENAI_BASE_URL", "LLMUnavailable", "classify_llm_error", "make_chat_model"]
+__all__ = ["DEFAULT_OPENAI_BASE_URL", "classify_llm_error", "make_chat_model"]
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 # Local OpenAI-compatible servers (vLLM, Ollama, llama.cpp) accept any key, but the SDK
 # refuses to start without one.
 _PLACEHOLDER_KEY = "sk-no-key-required"
-
-
-class LLMUnavailable(Exception):
-    """The LLM could not produce an answer (down, overloaded, timed out, broken stream).
-
-    The turn engine raises or maps to this and reports ``llm_unavailable`` to the client.
-    """
 
 
 def make_chat_model(
@@ -73,8 +66,6 @@ def classify_llm_error(exc: BaseException) -> str | None:
     Covers both the stock and the fast OpenAI paths (they raise the same openai classes)
     and raw transport errors from httpx, httpx2 or aiohttp that escape unwrapped.
     """
-    if isinstance(exc, LLMUnavailable):
-        return "llm_unavailable"
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         return "llm_unavailable" if status >= 500 or status in (408, 429) else None

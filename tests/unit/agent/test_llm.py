@@ -15,7 +15,6 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from partchat.agent.fast_openai import FastChatOpenAI, LLMStreamError
 from partchat.agent.llm import (
     DEFAULT_OPENAI_BASE_URL,
-    LLMUnavailable,
     classify_llm_error,
     make_chat_model,
 )
@@ -158,7 +157,6 @@ async def test_client_errors_are_not_outages(fake_llm: FakeFactory) -> None:
 
 def test_classify_plain_exceptions() -> None:
     request = httpx.Request("POST", "http://llm/v1/chat/completions")
-    assert classify_llm_error(LLMUnavailable("down")) == "llm_unavailable"
     assert classify_llm_error(httpx.ConnectError("refused", request=request)) == "llm_unavailable"
     assert classify_llm_error(httpx.ReadTimeout("slow", request=request)) == "llm_unavailable"
     assert (
