@@ -32,11 +32,12 @@ from partchat.agent.extract import make_extract_node  # noqa: E402
 from partchat.agent.graph import build_graph  # noqa: E402
 from partchat.agent.offline import OfflineChatModel  # noqa: E402
 from partchat.agent.prompts import system_prompt  # noqa: E402
-from partchat.agent.state import AgentState, empty_context, turn_input  # noqa: E402
+from partchat.agent.state import AgentState, turn_input  # noqa: E402
 from partchat.catalog import Catalog, build_catalog  # noqa: E402
 from partchat.nlu import corpus  # noqa: E402
 from partchat.nlu import store as nlu_store  # noqa: E402
 from partchat.nlu.evaluate import evaluate  # noqa: E402
+from partchat.shapes import empty_context  # noqa: E402
 from partchat.toolbox import Toolbox  # noqa: E402
 
 TARGETS = {

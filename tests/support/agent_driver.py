@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from partchat.agent.prompts import SYSTEM_PROMPT
-from partchat.agent.state import Context, empty_context
 from partchat.metrics import Metrics
 from partchat.protocol import HistoryMessage
+from partchat.shapes import Context, empty_context
 from partchat.store.sqlite import SqliteStore
 from partchat.turns import TurnEngine
 

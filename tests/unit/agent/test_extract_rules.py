@@ -17,11 +17,12 @@ from partchat.agent.extract import (
     referenced_part,
 )
 from partchat.agent.prompts import context_block
-from partchat.agent.state import AgentState, empty_context, turn_input
+from partchat.agent.state import AgentState, turn_input
 from partchat.catalog import Catalog
 from partchat.catalog.types import Appliance
 from partchat.extraction import Extraction, ModelMention, extract
 from partchat.nlu.model import Understanding
+from partchat.shapes import empty_context
 
 
 def mention(

@@ -19,10 +19,11 @@ from langchain_core.messages import HumanMessage
 
 from partchat.agent.graph import APOLOGY, MAX_TOOL_ROUNDS, build_graph
 from partchat.agent.llm import classify_llm_error, make_chat_model
-from partchat.agent.state import empty_context, turn_input
+from partchat.agent.state import turn_input
 from partchat.catalog import Catalog
 from partchat.nlu.model import Understanding
 from partchat.settings import Settings
+from partchat.shapes import empty_context
 from partchat.toolbox import Toolbox
 from tests.support.agent_driver import Conversation, Turn, grounding_problems
 from tests.support.fake_llm import FakeLLM, Reply
