@@ -2,10 +2,12 @@
 
 The turn engine puts a text sink in the run config (``with_text_sink``); the ``llm``
 node streams the reply into it (``stream_reply``) and returns the whole message as its
-update. Compared with ``stream_mode="messages"`` this skips, per token, the callback
-chain, the chunk merge and LangGraph's stream queue: the profile's biggest cost after
-the SDK's pydantic objects. Without a sink (tests, the terminal chat, HTTP) the node
-calls ``ainvoke`` and the ``messages`` stream mode works as usual.
+update, and the engine runs the graph with ``stream_mode=["updates"]`` only. Compared
+with ``stream_mode="messages"`` this skips, per token, the callback chain, the chunk
+merge and LangGraph's stream queue: the profile's biggest cost after the SDK's pydantic
+objects. Every served turn (WebSocket, ``POST /api/chat``, ``partchat chat``) goes
+through the engine and so the sink; only a graph run directly, without a sink (unit
+tests, ``bench/nlu.py``), has the node call ``ainvoke``.
 """
 
 from __future__ import annotations
