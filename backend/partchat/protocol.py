@@ -1,8 +1,9 @@
 """The wire protocol: typed frames, client-frame parsing, event encoding.
 
-The JSON Schema in ``schemas/protocol.schema.json`` is the single source of truth; the
-TypedDicts below mirror it for the type checker, client frames are validated against it,
-and the tests validate every server event against it.
+The JSON Schema in ``schemas/protocol.schema.json`` is the single source of truth: the
+frame and event TypedDicts are generated from it (``protocol_types.py``, re-exported
+here), client frames are validated against it, and the tests validate every server
+event against it.
 """
 
 from __future__ import annotations
@@ -11,183 +12,92 @@ import json
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Any, cast
 
 import orjson
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from partchat.shapes import Context, FinishReason
+from partchat.protocol_types import (
+    ClientFrame,
+    DataContextEvent,
+    ErrorCode,
+    ErrorEvent,
+    Feedback,
+    FeedbackFrame,
+    FeedbackSavedEvent,
+    FieldError,
+    FinishEvent,
+    HelloFrame,
+    HistoryMessage,
+    Inflight,
+    MessageFrame,
+    PingFrame,
+    Rating,
+    ReadyEvent,
+    StartEvent,
+    StopFrame,
+    TextDeltaEvent,
+    ToolInputAvailableEvent,
+    ToolOutput,
+    ToolOutputAvailableEvent,
+    ToolOutputErrorEvent,
+)
 from partchat.toolbox import compile_fast_check
+
+__all__ = [  # the generated frame and event types are re-exported
+    "CLIENT_TYPES",
+    "MAX_FRAME_BYTES",
+    "MAX_MESSAGE_ID_CHARS",
+    "MAX_TEXT_CHARS",
+    "ClientFrame",
+    "DataContextEvent",
+    "ErrorCode",
+    "ErrorEvent",
+    "Feedback",
+    "FeedbackFrame",
+    "FeedbackSavedEvent",
+    "FieldError",
+    "FinishEvent",
+    "HelloFrame",
+    "HistoryMessage",
+    "Inflight",
+    "MessageFrame",
+    "PingFrame",
+    "ProtocolError",
+    "Rating",
+    "ReadyEvent",
+    "StartEvent",
+    "StopFrame",
+    "TextDeltaEvent",
+    "ToolInputAvailableEvent",
+    "ToolOutput",
+    "ToolOutputAvailableEvent",
+    "ToolOutputErrorEvent",
+    "TurnEvent",
+    "encode",
+    "error_event",
+    "frame_fast_check",
+    "parse_client_frame",
+    "protocol_schema",
+    "validator_for",
+]
 
 MAX_FRAME_BYTES = 64 * 1024
 MAX_TEXT_CHARS = 4000
 # a client message id's length, as the schema's MessageFrame.id says; the store takes no longer
 MAX_MESSAGE_ID_CHARS = 64
 
-ErrorCode = Literal[
-    "bad_frame",
-    "not_ready",
-    "unknown_type",
-    "message_too_long",
-    "rate_limited",
-    "busy",
-    "llm_unavailable",
-    "internal",
-    "storage_unavailable",
-    "server_restarting",
-    "turn_elsewhere",
-    "not_found",
-]
-Rating = Literal["up", "down"]
 CLIENT_TYPES = ("hello", "message", "stop", "ping", "feedback")
-
-
-class HelloFrame(TypedDict):
-    type: Literal["hello"]
-    sessionId: str | None
-    lastSeq: int | None
-
-
-class MessageFrame(TypedDict):
-    type: Literal["message"]
-    id: str
-    text: str
-
-
-class StopFrame(TypedDict):
-    type: Literal["stop"]
-
-
-class PingFrame(TypedDict):
-    type: Literal["ping"]
-
-
-class FeedbackFrame(TypedDict):
-    type: Literal["feedback"]
-    turnId: str
-    rating: Rating
-    reason: NotRequired[str]
-
-
-ClientFrame = HelloFrame | MessageFrame | StopFrame | PingFrame | FeedbackFrame
-
-
-class ToolOutput(TypedDict):
-    toolCallId: str
-    toolName: str
-    output: dict[str, Any]
-
-
-class Feedback(TypedDict):
-    rating: Rating
-    reason: NotRequired[str]
-
-
-class HistoryMessage(TypedDict):
-    id: str
-    role: Literal["user", "assistant"]
-    text: str
-    turnId: str
-    status: NotRequired[str]
-    toolOutputs: NotRequired[list[ToolOutput]]
-    feedback: NotRequired[Feedback]  # assistant messages the shopper rated
-
-
-class Inflight(TypedDict):
-    turnId: str
-    messageId: str
-
-
-class ReadyEvent(TypedDict):
-    type: Literal["ready"]
-    sessionId: str
-    resumed: bool
-    context: Context
-    history: list[HistoryMessage]
-    inflight: Inflight | None
-    seq: int
-
-
-class StartEvent(TypedDict):
-    type: Literal["start"]
-    turnId: str
-    messageId: str
-
-
-class TextDeltaEvent(TypedDict):
-    type: Literal["text-delta"]
-    turnId: str
-    delta: str
-
-
-class ToolInputEvent(TypedDict):
-    type: Literal["tool-input-available"]
-    turnId: str
-    toolCallId: str
-    toolName: str
-    input: dict[str, Any]
-
-
-class ToolOutputEvent(TypedDict):
-    type: Literal["tool-output-available"]
-    turnId: str
-    toolCallId: str
-    toolName: str
-    output: dict[str, Any]
-
-
-class FieldError(TypedDict):
-    path: str
-    message: str
-
-
-class ToolErrorEvent(TypedDict):
-    type: Literal["tool-output-error"]
-    turnId: str
-    toolCallId: str
-    toolName: str
-    errorText: str
-    errors: list[FieldError]
-
-
-class DataContextEvent(TypedDict):
-    type: Literal["data-context"]
-    turnId: str
-    context: Context
-
-
-class FinishEvent(TypedDict):
-    type: Literal["finish"]
-    turnId: str
-    text: str
-    finishReason: FinishReason
-
-
-class FeedbackSavedEvent(TypedDict):
-    """Connection-level (no seq): the rating of ``turnId`` is stored."""
-
-    type: Literal["feedback_saved"]
-    turnId: str
-    rating: Rating
-    reason: NotRequired[str]
-
-
-class ErrorEvent(TypedDict):
-    type: Literal["error"]
-    code: ErrorCode
-    message: str
-    turnId: NotRequired[str]
-    messageId: NotRequired[str]
 
 
 # Events of a turn: each gets the session's next seq when published.
 TurnEvent = (
     StartEvent
     | TextDeltaEvent
-    | ToolInputEvent
-    | ToolOutputEvent
-    | ToolErrorEvent
+    | ToolInputAvailableEvent
+    | ToolOutputAvailableEvent
+    | ToolOutputErrorEvent
     | DataContextEvent
     | FinishEvent
     | ErrorEvent

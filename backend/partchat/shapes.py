@@ -1,28 +1,19 @@
 """Shapes the agent, the store and the wire protocol share, defined once.
 
-The lowest layer that needs them: ``agent/state.py``, ``store/records.py`` and
-``protocol.py`` import them from here (the agent and the store never import the
-transport layer for them).
+``FinishReason`` and ``Context`` are the protocol schema's, generated into
+``protocol_types.py`` (which imports nothing of partchat); the agent and the store take
+them from here, with the empty context and the one converter from the graph's state,
+and never import the transport layer (``protocol.py``) for them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, TypedDict
+from typing import Any
 
-from partchat.catalog.types import Appliance
+from partchat.protocol_types import Context, FinishReason
 
-FinishReason = Literal["stop", "aborted", "error", "length"]
-
-
-class Context(TypedDict):
-    """What the session knows about the shopper's appliance, as the wire protocol
-    (``ready``, ``data-context``) and the store carry it (camelCase)."""
-
-    productModel: str | None
-    partNumber: str | None
-    symptoms: list[str]
-    applianceType: Appliance | None
+__all__ = ["Context", "FinishReason", "context_of", "empty_context"]
 
 
 def empty_context() -> Context:

@@ -18,9 +18,9 @@ from partchat.protocol import (
     DataContextEvent,
     FieldError,
     TextDeltaEvent,
-    ToolErrorEvent,
-    ToolInputEvent,
-    ToolOutputEvent,
+    ToolInputAvailableEvent,
+    ToolOutputAvailableEvent,
+    ToolOutputErrorEvent,
     TurnEvent,
 )
 from partchat.shapes import Context, context_of
@@ -61,7 +61,7 @@ def _update_events(node: str, update: Mapping[str, Any], turn_id: str) -> list[T
         if isinstance(message, AIMessage) and node == LLM_NODE:
             for call in message.tool_calls:
                 events.append(
-                    ToolInputEvent(
+                    ToolInputAvailableEvent(
                         type="tool-input-available",
                         turnId=turn_id,
                         toolCallId=call["id"] or "",
@@ -78,7 +78,7 @@ def _update_events(node: str, update: Mapping[str, Any], turn_id: str) -> list[T
             name = message.name or ""
             if result.get("ok"):
                 events.append(
-                    ToolOutputEvent(
+                    ToolOutputAvailableEvent(
                         type="tool-output-available",
                         turnId=turn_id,
                         toolCallId=message.tool_call_id,
@@ -94,7 +94,7 @@ def _update_events(node: str, update: Mapping[str, Any], turn_id: str) -> list[T
                     if isinstance(e, dict)
                 ]
                 events.append(
-                    ToolErrorEvent(
+                    ToolOutputErrorEvent(
                         type="tool-output-error",
                         turnId=turn_id,
                         toolCallId=message.tool_call_id,
