@@ -36,7 +36,7 @@ from .normalize import (
     split_list,
     youtube_watch_url,
 )
-from .vocab import GUIDE_TYPE_OVERRIDES, SYMPTOM_SPECS
+from .vocab import guide_type_overrides, symptom_specs
 
 # The one pair the sources README flags as hand-added and not real.
 BOGUS_PAIRS = frozenset({("PS11752778", "WDT780SAEM1")})
@@ -88,7 +88,7 @@ def _symptom_id(appliance: str, label: str) -> str:
 def symptom_records() -> list[dict[str, Any]]:
     """The vocabulary, one record per (appliance, canonical label)."""
     out: list[dict[str, Any]] = []
-    for appliance, specs in SYMPTOM_SPECS.items():
+    for appliance, specs in symptom_specs().items():
         for label, _variants, synonyms in specs:
             syns: list[str] = []
             for s in (label.lower(), *synonyms):
@@ -108,8 +108,8 @@ def symptom_records() -> list[dict[str, Any]]:
 
 def _variant_map() -> dict[str, dict[str, str]]:
     """appliance → phrase key of a raw source label → canonical label."""
-    out: dict[str, dict[str, str]] = {a: {} for a in SYMPTOM_SPECS}
-    for appliance, specs in SYMPTOM_SPECS.items():
+    out: dict[str, dict[str, str]] = {a: {} for a in symptom_specs()}
+    for appliance, specs in symptom_specs().items():
         for label, variants, _ in specs:
             for v in (label, *variants):
                 out[appliance][phrase_key(v)] = label
@@ -562,7 +562,7 @@ def guide_catalog_types(phrases: list[str]) -> list[str]:
     out: list[str] = []
     for phrase in phrases:
         key = phrase.lower().strip()
-        found: list[str] = list(GUIDE_TYPE_OVERRIDES.get(key, ()))
+        found: list[str] = list(guide_type_overrides().get(key, ()))
         if not found:
             whole = part_type_from_name(phrase)
             if whole:
@@ -715,7 +715,7 @@ def sources_md(counts: dict[str, Any]) -> str:
         "## Part type rule",
         "",
         "The part type comes from the name: a curated list of type keywords",
-        "(`backend/partchat/catalog/vocab.py`) is matched against the lower-cased, singular",
+        "(`data/catalog/part_types.json`) is matched against the lower-cased, singular",
         'words of the name, longest keyword first (ties: alphabetical). "Dishwasher Drain',
         'Pump" → `Drain Pump`; "Lower Dishrack Wheel" → `Dishrack Wheel`. Names with no',
         "keyword get no type (and the general install guide).",
