@@ -15,6 +15,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from .stem import stem_phrase
+
 PACKAGE_DATA = "partchat.catalog_data"
 
 # label, raw source variants, shopper phrasings
@@ -23,16 +25,6 @@ SymptomSpec = tuple[str, tuple[str, ...], tuple[str, ...]]
 
 def _read(name: str) -> Any:
     return json.loads(resources.files(PACKAGE_DATA).joinpath(name).read_text("utf-8"))
-
-
-def _singular(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def singular_phrase(phrase: str) -> str:
-    return " ".join(_singular(w) for w in phrase.split())
 
 
 @cache
@@ -47,7 +39,7 @@ def part_type_keywords() -> tuple[tuple[str, str], ...]:
     name gets the type of the longest keyword it contains."""
     return tuple(
         sorted(
-            {(singular_phrase(k), t) for t, keys in _part_types().items() for k in keys},
+            {(stem_phrase(k), t) for t, keys in _part_types().items() for k in keys},
             key=lambda kt: (-len(kt[0]), kt[0], kt[1]),
         )
     )
