@@ -20,15 +20,17 @@ import orjson
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "backend"))
+sys.path.insert(0, str(REPO))
 
-from partchat.catalog.importer import (  # noqa: E402
+from scripts.import_sources import symptom_records  # noqa: E402
+
+from partchat.catalog.files import (  # noqa: E402
     COMPAT_FILE,
     GUIDES_FILE,
     INSTALL_FILE,
     MODELS_FILE,
     PARTS_FILE,
     SYMPTOMS_FILE,
-    symptom_records,
 )
 from partchat.catalog.vocab import part_types  # noqa: E402
 

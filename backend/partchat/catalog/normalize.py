@@ -1,4 +1,5 @@
-"""Pure string helpers shared by the importer, the build and the query layer."""
+"""Pure string helpers shared by the build, the query layer and the developer importer
+(``scripts/import_sources.py``)."""
 
 from __future__ import annotations
 

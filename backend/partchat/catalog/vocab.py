@@ -3,9 +3,9 @@
 The words are the project's own, in ``data/catalog/`` (shipped as ``partchat.catalog_data``):
 ``part_types.json`` (part type → keywords), ``guide_type_overrides.json`` (repair-guide
 part-type phrases → part types), ``symptom_vocabulary.json`` (per appliance: canonical
-label, raw source variants, shopper phrasings; list order is significant). The importer
-normalises the raw sources with them; the symptom vocabulary it writes to
-``symptoms.json`` is read back from the database at run time.
+label, raw source variants, shopper phrasings; list order is significant). The developer
+importer (``scripts/import_sources.py``) normalises the raw sources with them; the symptom
+vocabulary it writes to ``symptoms.json`` is read back from the database at run time.
 """
 
 from __future__ import annotations

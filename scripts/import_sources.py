@@ -1,8 +1,9 @@
 """Import the raw scraped sources into normalised catalog facts under ``data/catalog/``.
 
-Run by developers, never at install or run time::
+A developer tool, not shipped in the wheel; never run at install or run time (from a
+checkout with the project installed, e.g. ``pip install -e .``)::
 
-    python -m partchat.catalog.importer /work/shared/data/catalog-sources [--out data/catalog]
+    python scripts/import_sources.py /path/to/catalog-sources [--out data/catalog]
 
 Only facts are carried over (numbers, names, prices, labels, URLs); prose columns are
 ignored. Output is deterministic: records sorted, keys sorted, gzip without timestamps.
@@ -24,7 +25,15 @@ from typing import Any
 
 import orjson
 
-from .normalize import (
+from partchat.catalog.files import (
+    COMPAT_FILE,
+    GUIDES_FILE,
+    INSTALL_FILE,
+    MODELS_FILE,
+    PARTS_FILE,
+    SYMPTOMS_FILE,
+)
+from partchat.catalog.normalize import (
     appliances_from_text,
     clean_text,
     model_key,
@@ -36,19 +45,12 @@ from .normalize import (
     split_list,
     youtube_watch_url,
 )
-from .vocab import guide_type_overrides, symptom_specs
+from partchat.catalog.vocab import guide_type_overrides, symptom_specs
 
 # The one pair the sources README flags as hand-added and not real.
 BOGUS_PAIRS = frozenset({("PS11752778", "WDT780SAEM1")})
 
-PARTS_FILE = "parts.jsonl.gz"
-MODELS_FILE = "models.jsonl.gz"
-COMPAT_FILE = "compatibility.jsonl.gz"
-SYMPTOMS_FILE = "symptoms.json"
-GUIDES_FILE = "repair_guides.json"
-INSTALL_FILE = "install_guides.json"
 SOURCES_FILE = "SOURCES.md"
-DATA_FILES = (PARTS_FILE, MODELS_FILE, COMPAT_FILE, SYMPTOMS_FILE, GUIDES_FILE, INSTALL_FILE)
 
 # Source short names, in the order used for prices (first with a value wins).
 PC, AP, PIE, FJ, DJ, OM, MM = "PC", "AP", "PIE", "FJ", "DJ", "OM", "MM"
@@ -750,7 +752,7 @@ def sources_md(counts: dict[str, Any]) -> str:
 
 
 def default_out_dir() -> Path:
-    repo = Path(__file__).resolve().parents[3]
+    repo = Path(__file__).resolve().parents[1]
     if (repo / "pyproject.toml").exists():
         return repo / "data" / "catalog"
     return Path.cwd() / "data" / "catalog"
@@ -758,7 +760,7 @@ def default_out_dir() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m partchat.catalog.importer",
+        prog="python scripts/import_sources.py",
         description="Import raw catalog sources into data/catalog/.",
     )
     parser.add_argument("src", type=Path, help="directory with the raw source files")
