@@ -20,17 +20,19 @@ import orjson
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "backend"))
+sys.path.insert(0, str(REPO))
 
-from partchat.catalog.importer import (  # noqa: E402
+from scripts.import_sources import symptom_records  # noqa: E402
+
+from partchat.catalog.files import (  # noqa: E402
     COMPAT_FILE,
     GUIDES_FILE,
     INSTALL_FILE,
     MODELS_FILE,
     PARTS_FILE,
     SYMPTOMS_FILE,
-    symptom_records,
 )
-from partchat.catalog.vocab import PART_TYPES  # noqa: E402
+from partchat.catalog.vocab import part_types  # noqa: E402
 
 BRANDS = (
     "Whirlpool",
@@ -78,13 +80,14 @@ def generate(
     rng = random.Random(seed)
     vocab = symptom_records()
     labels = {a: [s["label"] for s in vocab if s["appliance"] == a] for a in APPS}
+    types = part_types()
     pools: dict[str, list[str]] = {a: [] for a in APPS}
     with _gz(out / PARTS_FILE) as fh:
         for i in range(parts):
             app = APPS[i % 2]
             ps = f"PS{1_000_000 + i}"
             pools[app].append(ps)
-            ptype = PART_TYPES[rng.randrange(len(PART_TYPES))]
+            ptype = types[rng.randrange(len(types))]
             name = f"{rng.choice(QUALIFIERS)} {ptype}" if rng.random() < 0.6 else ptype
             rec = {
                 "ps_number": ps,

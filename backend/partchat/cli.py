@@ -1,4 +1,4 @@
-"""``partchat serve | catalog build|stats|import|import-sources | sessions purge | chat | mcp``."""
+"""``partchat serve | catalog build|stats|import | sessions purge | chat | mcp``."""
 
 from __future__ import annotations
 
@@ -35,11 +35,6 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument(
         "--from", dest="from_dir", type=Path, required=True, help="directory of CSV/JSONL files"
     )
-    raw = cat_sub.add_parser(
-        "import-sources", help="developers: normalise raw scraped sources into data/catalog/"
-    )
-    raw.add_argument("source_dir", type=Path)
-    raw.add_argument("--out", type=Path, default=Path("data/catalog"))
 
     ses = sub.add_parser("sessions", help="manage stored sessions")
     ses_sub = ses.add_subparsers(dest="sessions_command", required=True)
@@ -169,10 +164,6 @@ def _catalog(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     if args.catalog_command == "import":
         return _store_import(args.from_dir, settings)
-    if args.catalog_command == "import-sources":
-        summary = catalog.import_sources(args.source_dir, args.out)
-        print(json.dumps(summary, indent=2))
-        return 0
     return 2
 
 

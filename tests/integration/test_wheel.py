@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import venv
+import zipfile
 from pathlib import Path
 
 import httpx
@@ -30,6 +31,11 @@ def test_wheel_install_serves_from_another_directory(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     wheel = next(wheels.glob("partchat-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    # the developer ETL (raw sources -> data/catalog/) stays in the checkout
+    assert not [n for n in names if n.startswith("scripts/") or "importer" in n]
+    vocab = ("part_types", "symptom_vocabulary", "guide_type_overrides", "appliance_words")
+    assert {f"partchat/catalog_data/{v}.json" for v in vocab} <= names
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     target = next((env_dir / "lib").glob("python3*/site-packages"))

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.agent.state import AgentState
+from partchat.catalog.stem import stem
 from partchat.catalog.types import CatalogReader
 from partchat.extraction import Extraction, extract
 from partchat.nlu.dialogue import resolve_intent
@@ -213,7 +214,7 @@ _GENERIC_WORDS = frozenset(
 )
 
 
-_GENERIC_STEMS = frozenset(w.removesuffix("s") for w in _GENERIC_WORDS)
+_GENERIC_STEMS = frozenset(stem(w) for w in _GENERIC_WORDS)
 
 
 # Shoppers' short forms of the words in part names ("the evap fan", "temp control").
@@ -221,7 +222,7 @@ _SHORT_FORMS = {"evap": "evaporator", "temp": "temperature", "thermo": "thermost
 
 
 def _stems(text: str) -> set[str]:
-    return {w.removesuffix("s") for w in _NAME_WORD.findall(text.lower())}
+    return {stem(w) for w in _NAME_WORD.findall(text.lower())}
 
 
 def referenced_part(
@@ -282,7 +283,7 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
 def _named(items: dict[str, str], text: str) -> list[str]:
     """The listed parts whose name has every non-generic word of ``text``, in order."""
     wanted = {
-        _SHORT_FORMS.get(w, w).removesuffix("s") for w in _NAME_WORD.findall(text.lower())
+        stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())
     } - _GENERIC_STEMS
     if not wanted:
         return []

@@ -1,4 +1,4 @@
-"""The parts catalog: import raw sources, build catalog.db, query it (async).
+"""The parts catalog: build catalog.db, query it (async).
 
 Nothing runs at import time; open a catalog with ``await Catalog.open(path)``.
 """
@@ -9,14 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .build import build_catalog, needs_build, stats_sync
-    from .importer import import_sources
     from .store import Catalog, catalog_stats
 
 __all__ = [
     "Catalog",
     "build_catalog",
     "catalog_stats",
-    "import_sources",
     "needs_build",
     "stats_sync",
 ]
@@ -27,12 +25,11 @@ _HOME = {
     "build_catalog": "build",
     "needs_build": "build",
     "stats_sync": "build",
-    "import_sources": "importer",
 }
 
 
 def __getattr__(name: str) -> Any:
-    """Lazy re-exports (keeps ``python -m partchat.catalog.importer`` clean)."""
+    """Lazy re-exports: importing the package loads none of its modules."""
     if name in _HOME:
         import importlib
 

@@ -23,7 +23,7 @@ import orjson
 
 from partchat.nlu import store as nlu_store
 
-from .importer import (
+from .files import (
     COMPAT_FILE,
     DATA_FILES,
     GUIDES_FILE,

@@ -1,11 +1,12 @@
-"""Pure string helpers shared by the importer, the build and the query layer."""
+"""Pure string helpers shared by the build, the query layer and the developer importer
+(``scripts/import_sources.py``)."""
 
 from __future__ import annotations
 
 import re
 from decimal import Decimal, InvalidOperation
 
-from .vocab import APPLIANCE_WORDS, PART_TYPE_KEYWORDS
+from .vocab import appliance_words, part_type_keywords
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'", "´": "'", "“": '"', "”": '"'})
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -78,7 +79,7 @@ def part_type_from_name(name: str | None) -> str | None:
     if not name:
         return None
     words = f" {phrase_key(name)} "
-    for keyword, part_type in PART_TYPE_KEYWORDS:
+    for keyword, part_type in part_type_keywords():
         if f" {keyword} " in words:
             return part_type
     return None
@@ -89,7 +90,7 @@ def appliances_from_text(text: str | None) -> set[str]:
     if not text:
         return set()
     words = f" {phrase_key(text)} "
-    return {app for word, app in APPLIANCE_WORDS if f" {word} " in words}
+    return {app for word, app in appliance_words() if f" {word} " in words}
 
 
 def split_list(value: object, sep: str = ",") -> list[str]:

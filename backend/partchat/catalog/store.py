@@ -24,6 +24,7 @@ from .build import ro_uri
 from .models_index import ModelIndex
 from .normalize import number_key, part_type_from_name, phrase_key, safe_user_text
 from .schema import APP_BITS, BM25_WEIGHTS, EVIDENCE_NAMES
+from .stem import stem
 from .symptom_index import SymptomIndex
 from .types import (
     Appliance,
@@ -125,17 +126,11 @@ def _part(row: Any) -> Part:
     )
 
 
-def _stem(token: str) -> str:
-    if len(token) > 4 and token.endswith("s") and not token.endswith("ss"):
-        return token[:-1]
-    return token
-
-
 def _field_words(row: Any) -> list[tuple[float, set[str]]]:
     """(bm25 weight, stemmed words) per searchable field of a part row."""
 
     def words(*texts: str | None) -> set[str]:
-        return {_stem(w) for t in texts if t for w in _WORD.findall(t.lower())}
+        return {stem(w) for t in texts if t for w in _WORD.findall(t.lower())}
 
     nums = [row[1], row[1][2:], row[2], *orjson.loads(row[12])]
     return [
@@ -388,7 +383,7 @@ class Catalog:
             "WHERE c.model_id = ?" + (" AND p.app_mask & ?" if mask else ""),
             (model_id, mask) if mask else (model_id,),
         )
-        wanted = [_stem(w) for w in words]
+        wanted = [stem(w) for w in words]
         scored = []
         for row in rows:
             fields = _field_words(row)

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from .build import SOURCE_IMPORT, build_catalog, data_root, read_json
-from .importer import COMPAT_FILE, GUIDES_FILE, INSTALL_FILE, MODELS_FILE, PARTS_FILE, SYMPTOMS_FILE
+from .files import COMPAT_FILE, GUIDES_FILE, INSTALL_FILE, MODELS_FILE, PARTS_FILE, SYMPTOMS_FILE
 from .normalize import model_key, phrase_key, slugify
 from .store_checks import GENERAL_GUIDE, Rows, cross_errors
 from .store_format import RowError, find_files, read_rows, schema_errors

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from functools import cache, lru_cache
 
-from partchat.catalog.vocab import PART_TYPE_KEYWORDS
+from partchat.catalog.vocab import part_type_keywords
 
 FEATURES_VERSION = 5
 
@@ -38,7 +38,7 @@ def normalize(text: str) -> str:
 
 @cache
 def _part_type_words() -> re.Pattern[str]:
-    phrases = sorted({k for k, _ in PART_TYPE_KEYWORDS}, key=len, reverse=True)
+    phrases = sorted({k for k, _ in part_type_keywords()}, key=len, reverse=True)
     return re.compile(r"\b(" + "|".join(re.escape(p) for p in phrases) + r")s?\b")
 
 

@@ -5,8 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
+from scripts.import_sources import guide_catalog_types, symptom_records  # the developer ETL
 
-from partchat.catalog.importer import guide_catalog_types, symptom_records
 from partchat.catalog.normalize import (
     clean_text,
     model_key,

@@ -142,3 +142,14 @@ async def test_repeated_unknown_model_gets_the_same_suggestions(catalog: Catalog
     again = await catalog.find_model("WDT780SAEMX")
     assert "WDT780SAEM1" in again["suggestions"]
     assert again == await catalog.find_model("WDT780SAEMX")
+
+
+async def test_search_words_are_stemmed_as_the_index_is(catalog: Catalog) -> None:
+    # One stemmer (catalog/stem.py) for the model-scoped search, as the FTS index's
+    # porter tokenizer does: a short plural ("arms", "bins") finds the singular name.
+    hits = await catalog.search("spray arms", model="18385")
+    assert [h["part"]["ps_number"] for h in hits] == ["PS1765980"]
+    hits = await catalog.search("door bins", model="10632242101")
+    assert hits[0]["part"]["ps_number"] == "PS11752517"
+    for query in ("ice maker", "drain pump", "water filter", "door gasket", "defrost heater"):
+        assert await catalog.search(query) == await catalog.search(query.replace(" ", "  "))

@@ -1,8 +1,9 @@
 """Import the raw scraped sources into normalised catalog facts under ``data/catalog/``.
 
-Run by developers, never at install or run time::
+A developer tool, not shipped in the wheel; never run at install or run time (from a
+checkout with the project installed, e.g. ``pip install -e .``)::
 
-    python -m partchat.catalog.importer /work/shared/data/catalog-sources [--out data/catalog]
+    python scripts/import_sources.py /path/to/catalog-sources [--out data/catalog]
 
 Only facts are carried over (numbers, names, prices, labels, URLs); prose columns are
 ignored. Output is deterministic: records sorted, keys sorted, gzip without timestamps.
@@ -24,7 +25,15 @@ from typing import Any
 
 import orjson
 
-from .normalize import (
+from partchat.catalog.files import (
+    COMPAT_FILE,
+    GUIDES_FILE,
+    INSTALL_FILE,
+    MODELS_FILE,
+    PARTS_FILE,
+    SYMPTOMS_FILE,
+)
+from partchat.catalog.normalize import (
     appliances_from_text,
     clean_text,
     model_key,
@@ -36,19 +45,12 @@ from .normalize import (
     split_list,
     youtube_watch_url,
 )
-from .vocab import GUIDE_TYPE_OVERRIDES, SYMPTOM_SPECS
+from partchat.catalog.vocab import guide_type_overrides, symptom_specs
 
 # The one pair the sources README flags as hand-added and not real.
 BOGUS_PAIRS = frozenset({("PS11752778", "WDT780SAEM1")})
 
-PARTS_FILE = "parts.jsonl.gz"
-MODELS_FILE = "models.jsonl.gz"
-COMPAT_FILE = "compatibility.jsonl.gz"
-SYMPTOMS_FILE = "symptoms.json"
-GUIDES_FILE = "repair_guides.json"
-INSTALL_FILE = "install_guides.json"
 SOURCES_FILE = "SOURCES.md"
-DATA_FILES = (PARTS_FILE, MODELS_FILE, COMPAT_FILE, SYMPTOMS_FILE, GUIDES_FILE, INSTALL_FILE)
 
 # Source short names, in the order used for prices (first with a value wins).
 PC, AP, PIE, FJ, DJ, OM, MM = "PC", "AP", "PIE", "FJ", "DJ", "OM", "MM"
@@ -88,7 +90,7 @@ def _symptom_id(appliance: str, label: str) -> str:
 def symptom_records() -> list[dict[str, Any]]:
     """The vocabulary, one record per (appliance, canonical label)."""
     out: list[dict[str, Any]] = []
-    for appliance, specs in SYMPTOM_SPECS.items():
+    for appliance, specs in symptom_specs().items():
         for label, _variants, synonyms in specs:
             syns: list[str] = []
             for s in (label.lower(), *synonyms):
@@ -108,8 +110,8 @@ def symptom_records() -> list[dict[str, Any]]:
 
 def _variant_map() -> dict[str, dict[str, str]]:
     """appliance → phrase key of a raw source label → canonical label."""
-    out: dict[str, dict[str, str]] = {a: {} for a in SYMPTOM_SPECS}
-    for appliance, specs in SYMPTOM_SPECS.items():
+    out: dict[str, dict[str, str]] = {a: {} for a in symptom_specs()}
+    for appliance, specs in symptom_specs().items():
         for label, variants, _ in specs:
             for v in (label, *variants):
                 out[appliance][phrase_key(v)] = label
@@ -562,7 +564,7 @@ def guide_catalog_types(phrases: list[str]) -> list[str]:
     out: list[str] = []
     for phrase in phrases:
         key = phrase.lower().strip()
-        found: list[str] = list(GUIDE_TYPE_OVERRIDES.get(key, ()))
+        found: list[str] = list(guide_type_overrides().get(key, ()))
         if not found:
             whole = part_type_from_name(phrase)
             if whole:
@@ -715,7 +717,7 @@ def sources_md(counts: dict[str, Any]) -> str:
         "## Part type rule",
         "",
         "The part type comes from the name: a curated list of type keywords",
-        "(`backend/partchat/catalog/vocab.py`) is matched against the lower-cased, singular",
+        "(`data/catalog/part_types.json`) is matched against the lower-cased, singular",
         'words of the name, longest keyword first (ties: alphabetical). "Dishwasher Drain',
         'Pump" → `Drain Pump`; "Lower Dishrack Wheel" → `Dishrack Wheel`. Names with no',
         "keyword get no type (and the general install guide).",
@@ -750,7 +752,7 @@ def sources_md(counts: dict[str, Any]) -> str:
 
 
 def default_out_dir() -> Path:
-    repo = Path(__file__).resolve().parents[3]
+    repo = Path(__file__).resolve().parents[1]
     if (repo / "pyproject.toml").exists():
         return repo / "data" / "catalog"
     return Path.cwd() / "data" / "catalog"
@@ -758,7 +760,7 @@ def default_out_dir() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m partchat.catalog.importer",
+        prog="python scripts/import_sources.py",
         description="Import raw catalog sources into data/catalog/.",
     )
     parser.add_argument("src", type=Path, help="directory with the raw source files")
