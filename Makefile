@@ -88,8 +88,8 @@ test: install chromium services
 	PARTCHAT_CHROMIUM=$(CHROMIUM) $(BIN)/pytest
 
 lint: install-py install-node
-	$(BIN)/ruff check backend tests bench
-	$(BIN)/ruff format --check backend tests bench
+	$(BIN)/ruff check backend tests bench scripts
+	$(BIN)/ruff format --check backend tests bench scripts
 	$(BIN)/mypy
 	npm run typecheck --silent
 	npm run lint --silent
