@@ -972,11 +972,7 @@ class PostgresStore:
         expect_version: int | None = None,
     ) -> SavedFeedback:
         """See :meth:`partchat.store.protocol.SessionStore.save_feedback`."""
-        check_feedback(rating, reason)
-        if not is_valid_id(session_id):
-            raise UnknownSession(session_id)
-        if not is_valid_id(turn_id):
-            raise UnknownTurn(turn_id)
+        check_feedback(session_id, turn_id, rating, reason)
         stored_reason = None if reason is None else _text(reason)
 
         async def save(conn: asyncpg.Connection) -> SavedFeedback:

@@ -291,8 +291,13 @@ class SavedFeedback:
     session_version: int | None = None
 
 
-def check_feedback(rating: object, reason: object) -> None:
-    """``ValueError`` for a rating or reason ``save_feedback`` does not take."""
+def check_feedback(session_id: str, turn_id: str, rating: object, reason: object) -> None:
+    """What ``save_feedback`` refuses before it reads anything: ``UnknownSession`` /
+    ``UnknownTurn`` for ids no store ever gives, ``ValueError`` for a rating or reason."""
+    if not is_valid_id(session_id):
+        raise UnknownSession(session_id)
+    if not is_valid_id(turn_id):
+        raise UnknownTurn(turn_id)
     if rating not in RATINGS:
         raise ValueError("rating must be 'up' or 'down'")
     if reason is not None and (

@@ -951,11 +951,7 @@ class SqliteStore:
         expect_version: int | None = None,
     ) -> SavedFeedback:
         """See :meth:`partchat.store.protocol.SessionStore.save_feedback`."""
-        check_feedback(rating, reason)
-        if not is_valid_id(session_id):
-            raise UnknownSession(session_id)
-        if not is_valid_id(turn_id):
-            raise UnknownTurn(turn_id)
+        check_feedback(session_id, turn_id, rating, reason)
 
         async def save(conn: aiosqlite.Connection) -> SavedFeedback:
             found = list(await conn.execute_fetchall(_FEEDBACK_LOOKUP, (turn_id, session_id)))
