@@ -285,7 +285,9 @@ _CATEGORIES: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ),
     (
         "turn engine, publish, encode (turns.py, stream_adapter, protocol)",
-        lambda s: "partchat/turns.py" in s or "stream_adapter" in s or "partchat/protocol" in s,
+        lambda s: (
+            "partchat/turns/engine.py" in s or "stream_adapter" in s or "partchat/protocol" in s
+        ),
     ),
     (
         "session store (partchat/store, aiosqlite's thread)",

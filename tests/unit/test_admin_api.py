@@ -15,8 +15,8 @@ import orjson
 import pytest
 from starlette.testclient import TestClient
 
-from partchat.app import create_app
 from partchat.settings import Settings, SettingsError
+from partchat.transport.app import create_app
 from tests.support.protocol import validate_server_event
 
 TOKEN = "t0ken-for-the-admin-api-tests"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from partchat.admission import TurnGate
+from partchat.turns.admission import TurnGate
 
 pytestmark = pytest.mark.timeout(30)
 

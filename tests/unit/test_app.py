@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from partchat.app import create_app
-from partchat.collector import NEVER
+from partchat.ops.collector import NEVER
 from partchat.settings import Settings
+from partchat.transport.app import create_app
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def test_the_server_freezes_its_startup_heap(settings: Settings, gc_state: None)
         assert sys.getswitchinterval() == pytest.approx(0.00025)
         assert client.get("/health").status_code == 200
         assert gc.get_freeze_count() > 0  # the catalog, graph and modules: never walked again
-        assert gc.get_threshold()[2] == NEVER  # full collections: partchat.collector's
+        assert gc.get_threshold()[2] == NEVER  # full collections: partchat.ops.collector's
         models = client.app.state.services.catalog._models  # type: ignore[attr-defined]
         assert models._del_index is not None  # built before the freeze, not on first use
 

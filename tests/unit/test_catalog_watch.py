@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from partchat.catalog_watch import CatalogWatcher, close_after, identity
+from partchat.ops.catalog_watch import CatalogWatcher, close_after, identity
 
 pytestmark = pytest.mark.asyncio
 

@@ -1,4 +1,4 @@
-"""The server's garbage-collection policy (``partchat.collector``)."""
+"""The server's garbage-collection policy (``partchat.ops.collector``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from partchat.collector import NEVER, Collector
+from partchat.ops.collector import NEVER, Collector
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from partchat.loop_sqlite import ClosedError, LoopConnection, LoopSqlite
+from partchat.catalog.loop_sqlite import ClosedError, LoopConnection, LoopSqlite
 
 T = TypeVar("T")
 

@@ -1,4 +1,4 @@
-"""partchat.mcp_http: the bearer guard in front of /mcp."""
+"""partchat.transport.mcp_http: the bearer guard in front of /mcp."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
 
-from partchat.mcp_http import BearerGuard
+from partchat.transport.mcp_http import BearerGuard
 
 TOKEN = "s3cret-token"
 

@@ -1,4 +1,4 @@
-"""partchat.mcp_server: contracts → MCP tools, Toolbox results → MCP tool results, and an
+"""partchat.transport.mcp_server: contracts → MCP tools, Toolbox results → MCP tool results, and an
 in-process SDK client over a toolbox with fake implementations (no catalog)."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 from referencing import Registry
 
-from partchat.mcp_server import build_server, bundle_output_schema, call_result, mcp_tools
-from partchat.mcp_server import shared_schema as load_shared
-from partchat.tool_impls import IMPLEMENTATIONS, ToolImpl
-from partchat.toolbox import Contract, ContractError, Toolbox, load_contracts
+from partchat.toolbox.dispatch import Contract, ContractError, Toolbox, load_contracts
+from partchat.toolbox.impls import IMPLEMENTATIONS, ToolImpl
+from partchat.transport.mcp_server import build_server, bundle_output_schema, call_result, mcp_tools
+from partchat.transport.mcp_server import shared_schema as load_shared
 
 CARD = {
     "partNumber": "PS3406971",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from partchat.protocol import (
+from partchat.protocol.frames import (
     MAX_MESSAGE_ID_CHARS,
     ProtocolError,
     frame_fast_check,

@@ -1,4 +1,4 @@
-"""``protocol_types.py`` is what the generator makes of the schema, byte for byte."""
+"""``protocol/types.py`` is what the generator makes of the schema, byte for byte."""
 
 from __future__ import annotations
 
@@ -8,6 +8,6 @@ from partchat.schemas.gen_protocol_py import OUTPUT_PATH, generate
 def test_committed_protocol_types_match_the_schema() -> None:
     committed = OUTPUT_PATH.read_text("utf-8")
     assert generate() == committed, (
-        "backend/partchat/protocol_types.py has drifted from protocol.schema.json; "
+        "backend/partchat/protocol/types.py has drifted from protocol.schema.json; "
         "regenerate it: python -m partchat.schemas.gen_protocol_py"
     )

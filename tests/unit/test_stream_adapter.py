@@ -6,7 +6,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
+from partchat.turns.stream_adapter import adapt, context_of_update, finish_reason_of
 
 ok_result = {"ok": True, "parts": [{"partNumber": "PS11752778"}]}
 bad_result = {

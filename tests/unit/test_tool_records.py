@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 from langchain_core.messages import ToolMessage
 
-from partchat.tool_records import (
+from partchat.toolbox.records import (
     ARGUMENTS_KEY,
     DURATION_KEY,
     MAX_STORED_RESULT_BYTES,

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from partchat.agent.streaming import text_sink
-from partchat.metrics import Metrics
+from partchat.ops.metrics import Metrics
 from partchat.store.sqlite import SqliteStore
-from partchat.turns import SEQ_RESERVE, TurnEngine
+from partchat.turns.engine import SEQ_RESERVE, TurnEngine
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from partchat.metrics import Metrics
+from partchat.ops.metrics import Metrics
+from partchat.ops.workers import WorkerRegistry, new_boot_id
 from partchat.store import TurnRunningElsewhere, WorkerRecord, empty_context
 from partchat.store.sqlite import _MIGRATIONS, SCHEMA_VERSION, SqliteStore
-from partchat.turns import TurnEngine
-from partchat.workers import WorkerRegistry, new_boot_id
+from partchat.turns.engine import TurnEngine
 from tests.support.stores import Backend, Store
 
 pytestmark = pytest.mark.timeout(30)

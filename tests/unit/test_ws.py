@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from partchat.ws import CLOSE_TOO_SLOW, SEND_QUEUE_FRAMES, Connection
+from partchat.transport.ws import CLOSE_TOO_SLOW, SEND_QUEUE_FRAMES, Connection
 
 pytestmark = pytest.mark.timeout(30)
 

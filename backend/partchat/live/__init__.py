@@ -10,7 +10,7 @@ engine uses it so:
   refused.
 - **Resuming anywhere.** ``log.read_after(sid, last_seq)`` is what the stream holds now;
   ``log.replay_and_follow(sid, last_seq)`` yields ``(seq, frame)`` for seq > ``last_seq``
-  in order, exactly once, replayed then live (``partchat.relay`` runs one per session and
+  in order, exactly once, replayed then live (``partchat.turns.relay`` runs one per session and
   server, fanned out to that server's connections).
 - **Stopping anywhere.** ``await log.send_stop(sid, owner)`` reaches the server running
   the turn (the store's turn ``owner``); each server runs ``log.stop_listener(boot_id,

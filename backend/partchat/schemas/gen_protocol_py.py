@@ -1,4 +1,4 @@
-"""Generates ``partchat/protocol_types.py`` from ``protocol.schema.json``.
+"""Generates ``partchat/protocol/types.py`` from ``protocol.schema.json``.
 
 The Python twin of ``frontend/scripts/gen-protocol.mjs``: TypedDicts tagged by their
 ``type`` const, ``NotRequired`` for optional properties, ``Literal`` unions for enums,
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_PATH = Path(__file__).with_name("protocol.schema.json")
-OUTPUT_PATH = Path(__file__).parent.parent / "protocol_types.py"
+OUTPUT_PATH = Path(__file__).parent.parent / "protocol" / "types.py"
 SERVER_ASSIGNED = frozenset({"seq"})  # set when published, so never required here
 _WIDTH = 100
 

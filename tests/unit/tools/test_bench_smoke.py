@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bench.bench_validation import INVALID, VALID, run
 
-from partchat.tool_impls import IMPLEMENTATIONS
+from partchat.toolbox.impls import IMPLEMENTATIONS
 
 
 async def test_the_validation_benchmark_runs() -> None:

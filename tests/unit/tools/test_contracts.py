@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from partchat.tool_impls import IMPLEMENTATIONS
-from partchat.toolbox import ContractError, Toolbox, load_contracts
+from partchat.toolbox.dispatch import ContractError, Toolbox, load_contracts
+from partchat.toolbox.impls import IMPLEMENTATIONS
 from tests.unit.tools.conftest import TOOLS_DIR
 
 CONTRACT_FILES = sorted(p for p in TOOLS_DIR.glob("*.json") if not p.name.startswith("_"))

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from referencing import Registry
 
-from partchat.tool_impls import IMPLEMENTATIONS, ToolImpl
-from partchat.toolbox import Contract, Toolbox, normalise
+from partchat.toolbox.dispatch import Contract, Toolbox, normalise
+from partchat.toolbox.impls import IMPLEMENTATIONS, ToolImpl
 from tests.unit.tools.conftest import assert_result_shape
 
 TYPICAL: dict[str, dict[str, Any]] = {
@@ -258,7 +258,7 @@ async def test_a_catalog_that_raises_gives_an_internal_error(
     contracts: tuple[dict[str, Contract], Registry], tool: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     box = Toolbox(RaisingCatalog(), *contracts)  # type: ignore[arg-type]
-    with caplog.at_level(logging.ERROR, logger="partchat.toolbox"):
+    with caplog.at_level(logging.ERROR, logger="partchat.toolbox.dispatch"):
         result = await box.call(tool, TYPICAL[tool])
     assert result["ok"] is False and result["error"]["code"] == "internal", result
     assert "database is locked" not in result["error"]["message"]  # no internals to the model
@@ -303,7 +303,7 @@ async def test_output_validation_logs_a_breaking_output(
     contracts: tuple[dict[str, Contract], Registry], caplog: pytest.LogCaptureFixture
 ) -> None:
     box = Toolbox(NoCatalog(), *contracts, _fake(BAD_OUTPUT), validate_output=True)  # type: ignore[arg-type]
-    with caplog.at_level(logging.ERROR, logger="partchat.toolbox"):
+    with caplog.at_level(logging.ERROR, logger="partchat.toolbox.dispatch"):
         result = await box.call("get_part_details", {"partNumber": "PS3406971"})
     assert result == BAD_OUTPUT  # logged, not hidden: the turn goes on
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
@@ -318,7 +318,7 @@ async def test_output_validation_is_off_by_default(
     contracts: tuple[dict[str, Contract], Registry], caplog: pytest.LogCaptureFixture
 ) -> None:
     box = Toolbox(NoCatalog(), *contracts, _fake(BAD_OUTPUT))  # type: ignore[arg-type]
-    with caplog.at_level(logging.DEBUG, logger="partchat.toolbox"):
+    with caplog.at_level(logging.DEBUG, logger="partchat.toolbox.dispatch"):
         await box.call("get_part_details", {"partNumber": "PS3406971"})
     assert not caplog.records
 
@@ -326,7 +326,7 @@ async def test_output_validation_is_off_by_default(
 async def test_the_app_turns_output_validation_on_at_debug() -> None:
     import inspect
 
-    from partchat import app
+    from partchat.transport import app
 
     assert 'validate_output=settings.log_level == "debug"' in inspect.getsource(app)
 
@@ -347,6 +347,6 @@ async def test_a_valid_fake_output_logs_nothing(
 ) -> None:
     good = await toolbox.call("get_part_details", {"partNumber": "PS3406971"})
     box = Toolbox(NoCatalog(), *contracts, _fake(good), validate_output=True)  # type: ignore[arg-type]
-    with caplog.at_level(logging.ERROR, logger="partchat.toolbox"):
+    with caplog.at_level(logging.ERROR, logger="partchat.toolbox.dispatch"):
         assert await box.call("get_part_details", {"partNumber": "PS3406971"}) == good
     assert not caplog.records

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from partchat.toolbox import Toolbox
+from partchat.toolbox.dispatch import Toolbox
 from tests.unit.tools.conftest import assert_result_shape
 
 SAMPLE_SEED = 20240611

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from partchat.tool_impls import IMPLEMENTATIONS
+from partchat.toolbox.impls import IMPLEMENTATIONS
 from tests.unit.tools.conftest import LoopToolbox, assert_result_shape
 
 TOOLS = sorted(IMPLEMENTATIONS)
@@ -123,7 +123,7 @@ def _shaped(sub: dict[str, Any]) -> st.SearchStrategy[Any]:
 
 def args_for(tool: str) -> st.SearchStrategy[Any]:
     """Arbitrary JSON, objects with the tool's own keys, and contract-shaped arguments."""
-    from partchat.toolbox import load_contracts
+    from partchat.toolbox.dispatch import load_contracts
 
     schema = load_contracts()[0][tool].input_schema
     props = schema["properties"]

@@ -8,7 +8,7 @@ the shared shapes (``tools/_shared.json``) bundled in, so a client can check
 is the ``structuredContent``, its JSON text the one content block, and an ``ok: false``
 result (bad arguments included) is a tool result with ``isError: true``, never a protocol
 error. ``partchat mcp`` serves it over stdio (:func:`run_stdio`); the HTTP app mounts it at
-``/mcp`` (:mod:`partchat.mcp_http`).
+``/mcp`` (:mod:`partchat.transport.mcp_http`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from mcp.server.context import ServerRequestContext
 
 from partchat import __version__
 from partchat.settings import Settings
-from partchat.toolbox import SHARED_FILE, Contract, ContractError, Toolbox
+from partchat.toolbox.dispatch import SHARED_FILE, Contract, ContractError, Toolbox
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ import orjson
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from partchat.protocol_types import (
+from partchat.protocol.types import (
     ClientFrame,
     DataContextEvent,
     ErrorCode,
@@ -43,7 +43,7 @@ from partchat.protocol_types import (
     ToolOutputAvailableEvent,
     ToolOutputErrorEvent,
 )
-from partchat.toolbox import compile_fast_check
+from partchat.toolbox.dispatch import compile_fast_check
 
 __all__ = [  # the generated frame and event types are re-exported
     "CLIENT_TYPES",

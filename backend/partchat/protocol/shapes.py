@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from partchat.protocol_types import Context, FinishReason
+from partchat.protocol.types import Context, FinishReason
 
 __all__ = ["Context", "FinishReason", "context_of", "empty_context"]
 

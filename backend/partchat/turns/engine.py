@@ -22,12 +22,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langgraph.graph.state import CompiledStateGraph
 from redis.exceptions import RedisError
 
-from partchat.admission import TurnGate
 from partchat.agent.llm import classify_llm_error
 from partchat.agent.state import turn_input
 from partchat.agent.streaming import with_text_sink
-from partchat.metrics import Metrics
-from partchat.protocol import (
+from partchat.ops.metrics import Metrics
+from partchat.ops.workers import WorkerRegistry
+from partchat.protocol.frames import (
     Feedback,
     FinishEvent,
     HistoryMessage,
@@ -39,7 +39,7 @@ from partchat.protocol import (
     encode,
     error_event,
 )
-from partchat.shapes import Context, FinishReason, empty_context
+from partchat.protocol.shapes import Context, FinishReason, empty_context
 from partchat.store import (
     BeginTurn,
     SavedFeedback,
@@ -51,13 +51,13 @@ from partchat.store import (
     TurnRunningElsewhere,
     message_status,
 )
-from partchat.stream_adapter import adapt, context_of_update, finish_reason_of
-from partchat.tool_records import tool_records_of
-from partchat.workers import WorkerRegistry
+from partchat.toolbox.records import tool_records_of
+from partchat.turns.admission import TurnGate
+from partchat.turns.stream_adapter import adapt, context_of_update, finish_reason_of
 
 if TYPE_CHECKING:
     from partchat.live import RedisEventLog, StopListener
-    from partchat.relay import Relay
+    from partchat.turns.relay import Relay
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ class Hub:
     session_version: int = -1
     elsewhere: TurnRecord | None = None
     # With the Redis live log: where each published frame also goes, and the task that
-    # relays the ``elsewhere`` turn into this hub (``partchat.relay``).
+    # relays the ``elsewhere`` turn into this hub (``partchat.turns.relay``).
     mirror: Callable[[str, int, str], None] | None = None
     relay: asyncio.Task[None] | None = None
 
@@ -234,7 +234,7 @@ class TurnEngine:
         self.live = live
         self._relay: Relay | None = None
         if live is not None:
-            from partchat.relay import Relay
+            from partchat.turns.relay import Relay
 
             self._relay = Relay(live, self)
         self._stops: StopListener | None = None

@@ -5,16 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from partchat.metrics import Metrics
+from partchat.ops.metrics import Metrics
 from partchat.settings import Settings
 
 if TYPE_CHECKING:
     from partchat.catalog import Catalog
-    from partchat.catalog_watch import CatalogWatcher
+    from partchat.ops.catalog_watch import CatalogWatcher
     from partchat.store import SessionStore
-    from partchat.toolbox import Toolbox
-    from partchat.turns import TurnEngine
-    from partchat.ws import ConnectionLimiter
+    from partchat.toolbox.dispatch import Toolbox
+    from partchat.transport.ws import ConnectionLimiter
+    from partchat.turns.engine import TurnEngine
 
 
 @dataclass

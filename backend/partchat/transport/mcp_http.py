@@ -22,9 +22,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from partchat.mcp_server import build_server, shared_schema
 from partchat.settings import Settings
-from partchat.toolbox import Toolbox
+from partchat.toolbox.dispatch import Toolbox
+from partchat.transport.mcp_server import build_server, shared_schema
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
-from partchat.cards import guide_dict, model_ref, part_card, repair_guide_dict
 from partchat.catalog.types import Appliance, CatalogReader, FitStatus, ModelLookup
-from partchat.extraction import extract
+from partchat.nlu.extraction import extract
+from partchat.toolbox.cards import guide_dict, model_ref, part_card, repair_guide_dict
 
 ToolImpl = Callable[[CatalogReader, dict[str, Any]], Awaitable[dict[str, Any]]]
 

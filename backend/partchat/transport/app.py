@@ -19,23 +19,28 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
-from partchat.catalog_watch import CatalogWatcher, identity
-from partchat.ws import ws_endpoint
+from partchat.ops.catalog_watch import CatalogWatcher, identity
+from partchat.transport.ws import ws_endpoint
 
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
 
     from partchat.catalog import Catalog
     from partchat.live import RedisEventLog
-    from partchat.services import Services
-    from partchat.toolbox import Toolbox
+    from partchat.toolbox.dispatch import Toolbox
+    from partchat.transport.services import Services
 
-from partchat import http_api
-from partchat.admin_api import admin_routes
-from partchat.collector import Collector
-from partchat.security import SecurityHeaders
+from partchat.ops.collector import Collector
 from partchat.settings import Settings
-from partchat.static_files import FrontendFiles, default_static_dir, is_built, not_built_response
+from partchat.transport import http_api
+from partchat.transport.admin_api import admin_routes
+from partchat.transport.security import SecurityHeaders
+from partchat.transport.static_files import (
+    FrontendFiles,
+    default_static_dir,
+    is_built,
+    not_built_response,
+)
 
 log = logging.getLogger(__name__)
 
@@ -58,16 +63,16 @@ def model_name_of(model: BaseChatModel) -> str:
 
 async def open_services(settings: Settings, *, chat_model: BaseChatModel | None = None) -> Services:
     """Open the catalog (building it when missing or stale) and the session store."""
-    from partchat.admission import TurnGate
     from partchat.agent.llm import make_chat_model
     from partchat.catalog import build_catalog, needs_build
-    from partchat.metrics import Metrics
-    from partchat.relay import recover_texts
-    from partchat.services import Services
+    from partchat.ops.metrics import Metrics
+    from partchat.ops.workers import WorkerRegistry
     from partchat.store import open_store
-    from partchat.turns import TurnEngine
-    from partchat.workers import WorkerRegistry
-    from partchat.ws import ConnectionLimiter
+    from partchat.transport.services import Services
+    from partchat.transport.ws import ConnectionLimiter
+    from partchat.turns.admission import TurnGate
+    from partchat.turns.engine import TurnEngine
+    from partchat.turns.relay import recover_texts
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     if needs_build(settings.catalog_path):
@@ -123,7 +128,7 @@ async def open_catalog(
     from partchat.agent.graph import build_graph
     from partchat.catalog import Catalog
     from partchat.nlu import store as nlu_store
-    from partchat.toolbox import Toolbox
+    from partchat.toolbox.dispatch import Toolbox
 
     catalog = await Catalog.open(settings.catalog_path)
     try:
@@ -248,7 +253,7 @@ def create_app(
 
     ``chat_model`` replaces the one the settings select (tests pass fakes here).
     ``own_process``: the app is its process's server and tunes what is process-wide: it
-    takes over full garbage collections (:mod:`partchat.collector`) and sets the GIL
+    takes over full garbage collections (:mod:`partchat.ops.collector`) and sets the GIL
     switch interval (``settings.gil_switch_ms``); not tests, which build many apps in
     one process.
     """
@@ -277,7 +282,7 @@ def create_app(
 
     mcp = None
     if settings.mcp:
-        from partchat.mcp_http import mcp_http
+        from partchat.transport.mcp_http import mcp_http
 
         mcp = mcp_http(settings, lambda: app.state.services.toolbox)
     static_dir = settings.static_dir or default_static_dir()

@@ -30,7 +30,7 @@ from partchat.live import LiveLogUnavailable, RedisEventLog
 from partchat.store import StorageUnavailable, TurnRecord
 
 if TYPE_CHECKING:
-    from partchat.turns import Hub, TurnEngine
+    from partchat.turns.engine import Hub, TurnEngine
 
 log = logging.getLogger(__name__)
 

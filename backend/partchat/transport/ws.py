@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from partchat.protocol import (
+from partchat.protocol.frames import (
     ErrorCode,
     FeedbackFrame,
     FeedbackSavedEvent,
@@ -35,13 +35,13 @@ from partchat.protocol import (
     error_event,
     parse_client_frame,
 )
-from partchat.security import origin_allowed
 from partchat.store import StorageUnavailable, UnknownSession, UnknownTurn
-from partchat.turns import ServerClosing
+from partchat.transport.security import origin_allowed
+from partchat.turns.engine import ServerClosing
 
 if TYPE_CHECKING:
-    from partchat.services import Services
-    from partchat.turns import Hub
+    from partchat.transport.services import Services
+    from partchat.turns.engine import Hub
 
 log = logging.getLogger(__name__)
 

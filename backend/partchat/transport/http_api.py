@@ -11,13 +11,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from partchat import __version__
-from partchat.protocol import MAX_TEXT_CHARS
+from partchat.protocol.frames import MAX_TEXT_CHARS
 from partchat.store import StorageUnavailable, UnknownSession, UnknownTurn, is_valid_id
 from partchat.store.records import MAX_FEEDBACK_REASON_CHARS
-from partchat.turns import HISTORY_FOR_READY, ServerClosing, stored_history
+from partchat.turns.engine import HISTORY_FOR_READY, ServerClosing, stored_history
 
 if TYPE_CHECKING:
-    from partchat.services import Services
+    from partchat.transport.services import Services
 
 MAX_BODY_BYTES = 16 * 1024
 READY_TIMEOUT_S = 2.0

@@ -27,8 +27,8 @@ from starlette.routing import BaseRoute, Route
 from partchat.store import AdminFilters, StorageUnavailable, is_valid_id
 
 if TYPE_CHECKING:
-    from partchat.services import Services
     from partchat.store import SessionStore
+    from partchat.transport.services import Services
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200

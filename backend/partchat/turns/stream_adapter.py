@@ -14,7 +14,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from partchat.protocol import (
+from partchat.protocol.frames import (
     DataContextEvent,
     FieldError,
     TextDeltaEvent,
@@ -23,7 +23,7 @@ from partchat.protocol import (
     ToolOutputErrorEvent,
     TurnEvent,
 )
-from partchat.shapes import Context, context_of
+from partchat.protocol.shapes import Context, context_of
 
 LLM_NODE = "llm"
 TEXT_NODES = frozenset({"give_up"})  # nodes that write answer text without an LLM call

@@ -55,7 +55,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from partchat.catalog.types import CatalogReader
-from partchat.tool_impls import IMPLEMENTATIONS, ToolFailure, ToolImpl
+from partchat.toolbox.impls import IMPLEMENTATIONS, ToolFailure, ToolImpl
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""Running the server: workers and liveness, garbage collection, metrics, catalog swaps."""

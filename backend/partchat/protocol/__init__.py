@@ -1,0 +1,1 @@
+"""The wire protocol: frames, their generated types, the shapes every layer shares."""

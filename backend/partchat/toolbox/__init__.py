@@ -1,0 +1,1 @@
+"""The six tools: contracts, validation, dispatch, implementations, cards, records."""

@@ -1,0 +1,1 @@
+"""Turns: the engine, the per-session hub and replay, admission, relayed turns."""
