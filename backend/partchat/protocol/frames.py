@@ -18,6 +18,7 @@ import orjson
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from partchat.protocol.fast_checks import compile_fast_check
 from partchat.protocol.types import (
     ClientFrame,
     DataContextEvent,
@@ -43,7 +44,6 @@ from partchat.protocol.types import (
     ToolOutputAvailableEvent,
     ToolOutputErrorEvent,
 )
-from partchat.toolbox.dispatch import compile_fast_check
 
 __all__ = [  # the generated frame and event types are re-exported
     "CLIENT_TYPES",

@@ -38,9 +38,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import reprlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -55,6 +54,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from partchat.catalog.types import CatalogReader
+from partchat.protocol.fast_checks import SURROGATE, compile_fast_check, is_text
 from partchat.toolbox.impls import IMPLEMENTATIONS, ToolFailure, ToolImpl
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,6 @@ SHARED_FILE = "_shared.json"
 _UPPER_FIELDS = frozenset({"partNumber", "model"})
 _LOWER_FIELDS = frozenset({"appliance"})
 _MAX_ERRORS = 10
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTRACT_KEYS = frozenset({"name", "description", "input_schema", "output_schema"})
 
 
@@ -191,112 +190,6 @@ def normalise(args: Any) -> Any:
     return out
 
 
-def _is_text(value: str) -> bool:
-    """Valid Unicode text: encodable as UTF-8 (no lone surrogates)."""
-    return value.isascii() or _SURROGATE.search(value) is None
-
-
-# ---------------------------------------------------------------- fast pre-check
-
-_Check = Callable[[Any], bool]
-_STRING_KEYS = frozenset({"type", "minLength", "maxLength", "pattern", "description"})
-_INTEGER_KEYS = frozenset({"type", "minimum", "maximum", "description"})
-_ARRAY_KEYS = frozenset({"type", "minItems", "maxItems", "items", "description"})
-_ENUM_KEYS = frozenset({"enum", "description"})
-
-
-def _compile_value(schema: Any) -> _Check | None:
-    """A check that answers True only when jsonschema would accept the value too;
-    None when the schema uses anything this subset does not know."""
-    if not isinstance(schema, dict):
-        return None
-    keys = schema.keys()
-    kind = schema.get("type")
-    if kind == "string" and keys <= _STRING_KEYS:
-        lo, hi = int(schema.get("minLength", 0)), int(schema.get("maxLength", 1 << 62))
-        pattern = re.compile(schema["pattern"]) if "pattern" in schema else None
-
-        def string(v: Any) -> bool:
-            return (
-                type(v) is str
-                and lo <= len(v) <= hi
-                and (pattern is None or pattern.search(v) is not None)
-                and _is_text(v)
-            )
-
-        return string
-    if kind == "integer" and keys <= _INTEGER_KEYS:
-        imin, imax = schema.get("minimum"), schema.get("maximum")
-        if not all(b is None or type(b) is int for b in (imin, imax)):
-            return None
-
-        def integer(v: Any) -> bool:
-            return type(v) is int and (imin is None or v >= imin) and (imax is None or v <= imax)
-
-        return integer
-    if kind == "array" and keys <= _ARRAY_KEYS:
-        lo, hi = int(schema.get("minItems", 0)), int(schema.get("maxItems", 1 << 62))
-        item = _compile_value(schema["items"]) if "items" in schema else None
-        if item is None:
-            return None
-        item_check = item
-
-        def array(v: Any) -> bool:
-            return type(v) is list and lo <= len(v) <= hi and all(map(item_check, v))
-
-        return array
-    if kind is None and keys <= _ENUM_KEYS and "enum" in schema:
-        if not all(type(e) is str for e in schema["enum"]):
-            return None
-        members = frozenset(schema["enum"])
-
-        def enum(v: Any) -> bool:
-            return type(v) is str and v in members
-
-        return enum
-    return None
-
-
-def compile_fast_check(schema: Mapping[str, Any]) -> _Check | None:
-    """A plain-Python validity check for a flat, closed object schema, or None."""
-    if (
-        schema.get("type") != "object"
-        or schema.get("additionalProperties") is not False
-        or not schema.keys()
-        <= {
-            "$schema",
-            "type",
-            "additionalProperties",
-            "required",
-            "properties",
-            "description",
-            "title",
-        }
-    ):
-        return None
-    checks: dict[str, _Check] = {}
-    for prop, sub in schema.get("properties", {}).items():
-        check = _compile_value(sub)
-        if check is None:
-            return None
-        checks[prop] = check
-    required = tuple(schema.get("required", ()))
-
-    def check_object(args: Any) -> bool:
-        if type(args) is not dict:
-            return False
-        for key in required:
-            if key not in args:
-                return False
-        for key, value in args.items():
-            check = checks.get(key)
-            if check is None or not check(value):
-                return False
-        return True
-
-    return check_object
-
-
 # ---------------------------------------------------------------- safe jsonschema
 
 
@@ -324,7 +217,7 @@ InputValidator: type[Validator] = validators.extend(  # type: ignore[no-untyped-
 
 
 def _clean(text: str) -> str:
-    return text if text.isascii() else _SURROGATE.sub("\ufffd", text)
+    return text if text.isascii() else SURROGATE.sub("\ufffd", text)
 
 
 def _pointer(parts: Any) -> str:
@@ -483,9 +376,9 @@ def _text_errors(
             continue
         where: list[list[Any]] = []
         if type(value) is str:
-            where = [] if _is_text(value) else [[key]]
+            where = [] if is_text(value) else [[key]]
         elif type(value) is list:
-            where = [[key, i] for i, v in enumerate(value) if type(v) is str and not _is_text(v)]
+            where = [[key, i] for i, v in enumerate(value) if type(v) is str and not is_text(v)]
         for parts in where:
             pointer = _pointer(parts)
             if pointer in taken:

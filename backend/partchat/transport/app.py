@@ -68,8 +68,8 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     from partchat.ops.metrics import Metrics
     from partchat.ops.workers import WorkerRegistry
     from partchat.store import open_store
+    from partchat.transport.limits import ConnectionLimiter
     from partchat.transport.services import Services
-    from partchat.transport.ws import ConnectionLimiter
     from partchat.turns.admission import TurnGate
     from partchat.turns.engine import TurnEngine
     from partchat.turns.relay import recover_texts

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from partchat.ops.catalog_watch import CatalogWatcher
     from partchat.store import SessionStore
     from partchat.toolbox.dispatch import Toolbox
-    from partchat.transport.ws import ConnectionLimiter
+    from partchat.transport.limits import ConnectionLimiter
     from partchat.turns.engine import TurnEngine
 
 
