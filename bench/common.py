@@ -284,9 +284,11 @@ _CATEGORIES: tuple[tuple[str, Callable[[str], bool]], ...] = (
         lambda s: "Toolbox.call" in s or "partchat/catalog" in s,
     ),
     (
-        "turn engine, publish, encode (turns.py, stream_adapter, protocol)",
+        "turn engine, publish, encode (turns/ engine, hub, run; stream_adapter, protocol)",
         lambda s: (
-            "partchat/turns/engine.py" in s or "stream_adapter" in s or "partchat/protocol" in s
+            any(f"partchat/turns/{m}.py" in s for m in ("engine", "hub", "run", "sessions"))
+            or "stream_adapter" in s
+            or "partchat/protocol" in s
         ),
     ),
     (

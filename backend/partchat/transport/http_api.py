@@ -14,7 +14,9 @@ from partchat import __version__
 from partchat.protocol.frames import MAX_TEXT_CHARS
 from partchat.store import StorageUnavailable, UnknownSession, UnknownTurn, is_valid_id
 from partchat.store.records import MAX_FEEDBACK_REASON_CHARS
-from partchat.turns.engine import HISTORY_FOR_READY, ServerClosing, stored_history
+from partchat.turns.engine import ServerClosing
+from partchat.turns.hub import HISTORY_FOR_READY
+from partchat.turns.sessions import stored_history
 
 if TYPE_CHECKING:
     from partchat.transport.services import Services

@@ -41,7 +41,7 @@ from partchat.turns.engine import ServerClosing
 
 if TYPE_CHECKING:
     from partchat.transport.services import Services
-    from partchat.turns.engine import Hub
+    from partchat.turns.hub import Hub
 
 log = logging.getLogger(__name__)
 

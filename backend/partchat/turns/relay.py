@@ -30,7 +30,8 @@ from partchat.live import LiveLogUnavailable, RedisEventLog
 from partchat.store import StorageUnavailable, TurnRecord
 
 if TYPE_CHECKING:
-    from partchat.turns.engine import Hub, TurnEngine
+    from partchat.turns.engine import TurnEngine
+    from partchat.turns.hub import Hub
 
 log = logging.getLogger(__name__)
 
