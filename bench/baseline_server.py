@@ -48,7 +48,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from partchat.agent.prompts import SYSTEM_PROMPT
 from partchat.catalog.store import Catalog
-from partchat.toolbox.dispatch import impls as tool_impls
+from partchat.toolbox import impls as tool_impls
 
 
 def make_tools(catalog: Catalog) -> list[BaseTool]:
