@@ -12,7 +12,8 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 from referencing import Registry
 
-from partchat.toolbox.dispatch import Contract, ContractError, Toolbox, load_contracts
+from partchat.toolbox.contracts import Contract, ContractError, load_contracts
+from partchat.toolbox.dispatch import Toolbox
 from partchat.toolbox.impls import IMPLEMENTATIONS, ToolImpl
 from partchat.transport.mcp_server import build_server, bundle_output_schema, call_result, mcp_tools
 from partchat.transport.mcp_server import shared_schema as load_shared

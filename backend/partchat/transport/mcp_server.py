@@ -26,7 +26,8 @@ from mcp.server.context import ServerRequestContext
 
 from partchat import __version__
 from partchat.settings import Settings
-from partchat.toolbox.dispatch import SHARED_FILE, Contract, ContractError, Toolbox
+from partchat.toolbox.contracts import SHARED_FILE, Contract, ContractError
+from partchat.toolbox.dispatch import Toolbox
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,8 @@ import pytest
 from referencing import Registry
 
 from partchat.catalog import Catalog
-from partchat.toolbox.dispatch import Contract, Toolbox, load_contracts
+from partchat.toolbox.contracts import Contract, load_contracts
+from partchat.toolbox.dispatch import Toolbox
 
 TOOLS_DIR = Path(__file__).resolve().parents[3] / "tools"
 ERROR_CODES = {"invalid_input", "unknown_tool", "unknown_part", "timeout", "internal"}

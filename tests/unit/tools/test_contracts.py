@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from partchat.toolbox.dispatch import ContractError, Toolbox, load_contracts
+from partchat.toolbox.contracts import ContractError, load_contracts
+from partchat.toolbox.dispatch import Toolbox
 from partchat.toolbox.impls import IMPLEMENTATIONS
 from tests.unit.tools.conftest import TOOLS_DIR
 

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from referencing import Registry
 
-from partchat.toolbox.dispatch import Contract, Toolbox, normalise
+from partchat.toolbox.contracts import Contract
+from partchat.toolbox.dispatch import Toolbox
 from partchat.toolbox.impls import IMPLEMENTATIONS, ToolImpl
+from partchat.toolbox.validation import normalise
 from tests.unit.tools.conftest import assert_result_shape
 
 TYPICAL: dict[str, dict[str, Any]] = {

@@ -123,7 +123,7 @@ def _shaped(sub: dict[str, Any]) -> st.SearchStrategy[Any]:
 
 def args_for(tool: str) -> st.SearchStrategy[Any]:
     """Arbitrary JSON, objects with the tool's own keys, and contract-shaped arguments."""
-    from partchat.toolbox.dispatch import load_contracts
+    from partchat.toolbox.contracts import load_contracts
 
     schema = load_contracts()[0][tool].input_schema
     props = schema["properties"]
