@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import orjson
 from redis.exceptions import RedisError
@@ -30,7 +30,8 @@ from partchat.live import LiveLogUnavailable, RedisEventLog
 from partchat.store import StorageUnavailable, TurnRecord
 
 if TYPE_CHECKING:
-    from partchat.turns.engine import TurnEngine
+    from partchat.ops.workers import WorkerRegistry
+    from partchat.store import SessionStore
     from partchat.turns.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -40,10 +41,20 @@ _DELTA = '{"type":"text-delta"'
 STORE_POLL_S = 1.0  # how often a relay without Redis asks the store whether the turn ended
 
 
+class RelayHost(Protocol):
+    """What a relay needs of the turn engine (``TurnEngine`` is one), so this module does
+    not import the engine that starts it."""
+
+    workers: WorkerRegistry
+    store: SessionStore
+
+    async def relay_ended(self, hub: Hub, *, finished: bool) -> None: ...
+
+
 class Relay:
     """The relays of one server process (one per session whose turn runs elsewhere)."""
 
-    def __init__(self, live: RedisEventLog, engine: TurnEngine) -> None:
+    def __init__(self, live: RedisEventLog, engine: RelayHost) -> None:
         self.live = live
         self.engine = engine
 
