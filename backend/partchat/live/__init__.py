@@ -1,6 +1,6 @@
 """What is live across servers, in Redis: each session's events and the stops.
 
-The in-process ``turns.Hub`` is the single-process default. With ``PARTCHAT_REDIS_URL``
+The in-process ``turns.hub.Hub`` is the single-process default. With ``PARTCHAT_REDIS_URL``
 a server keeps one :class:`RedisEventLog` (``RedisEventLog.from_url(url)``) and the turn
 engine uses it so:
 
@@ -18,6 +18,9 @@ engine uses it so:
 
 Who runs a turn is the store's business (the turn's ``owner`` and the ``workers``
 heartbeats), not Redis's. Keys: ``keys.py``.
+
+May import: ``nlu``, ``catalog``, ``protocol``, ``settings``; never ``store`` (a sibling)
+or anything above.
 """
 
 from partchat.live.control import StopListener
