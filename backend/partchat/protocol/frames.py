@@ -1,7 +1,7 @@
 """The wire protocol: typed frames, client-frame parsing, event encoding.
 
 The JSON Schema in ``schemas/protocol.schema.json`` is the single source of truth: the
-frame and event TypedDicts are generated from it (``protocol_types.py``, re-exported
+frame and event TypedDicts are generated from it (``types.py``, re-exported
 here), client frames are validated against it, and the tests validate every server
 event against it.
 """

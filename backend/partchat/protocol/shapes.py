@@ -1,9 +1,8 @@
 """Shapes the agent, the store and the wire protocol share, defined once.
 
-``FinishReason`` and ``Context`` are the protocol schema's, generated into
-``protocol_types.py`` (which imports nothing of partchat); the agent and the store take
-them from here, with the empty context and the one converter from the graph's state,
-and never import the transport layer (``protocol.py``) for them.
+``FinishReason`` and ``Context`` are the protocol schema's, generated into ``types.py``
+(which imports nothing of partchat); the agent and the store take them from here, with
+the empty context and the one converter from the graph's state.
 """
 
 from __future__ import annotations
