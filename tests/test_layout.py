@@ -13,7 +13,7 @@ from importlinter.cli import lint_imports
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 PACKAGE = ROOT / "backend" / "partchat"
-BENCH_SUBJECTS = ("bench/", "unit/bench/", "unit/tools/test_bench_smoke.py")
+BENCH_SUBJECTS = ("bench/", "unit/bench/", "unit/toolbox/test_bench_smoke.py")
 
 
 def bench_imports(source: str) -> list[str]:

@@ -7,7 +7,7 @@ inlined as ``str``/``int``. One deliberate difference from the schema: ``seq`` i
 ``NotRequired`` everywhere, because the server builds an event first and the hub gives
 it its ``seq`` when it publishes it.
 
-Run by hand after editing the schema (``tests/unit/test_protocol_types.py`` fails when
+Run by hand after editing the schema (``tests/unit/protocol/test_protocol_types.py`` fails when
 the committed file has drifted)::
 
     python -m partchat.schemas.gen_protocol_py

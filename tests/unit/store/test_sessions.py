@@ -32,7 +32,7 @@ from tests.support.stores import Backend, Store
 URL_SAFE = re.compile(r"[A-Za-z0-9_-]+")
 # an answer's status per finish reason, the web client's expectations too (reducer.test.ts)
 FINISH_STATUS_CASES = json.loads(
-    (Path(__file__).parents[2] / "frontend/src/chat/finishStatus.cases.json").read_text("utf-8")
+    (Path(__file__).parents[3] / "frontend/src/chat/finishStatus.cases.json").read_text("utf-8")
 )["cases"]
 
 

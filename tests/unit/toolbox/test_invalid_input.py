@@ -13,7 +13,7 @@ from partchat.toolbox.contracts import Contract
 from partchat.toolbox.dispatch import Toolbox
 from partchat.toolbox.impls import IMPLEMENTATIONS, ToolImpl
 from partchat.toolbox.validation import normalise
-from tests.unit.tools.conftest import assert_result_shape
+from tests.unit.toolbox.conftest import assert_result_shape
 
 TYPICAL: dict[str, dict[str, Any]] = {
     "search_parts": {"query": "door shelf bin"},

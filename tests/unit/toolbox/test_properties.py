@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from partchat.toolbox.impls import IMPLEMENTATIONS
-from tests.unit.tools.conftest import LoopToolbox, assert_result_shape
+from tests.unit.toolbox.conftest import LoopToolbox, assert_result_shape
 
 TOOLS = sorted(IMPLEMENTATIONS)
 SETTINGS = settings(

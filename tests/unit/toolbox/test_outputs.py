@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from partchat.toolbox.dispatch import Toolbox
-from tests.unit.tools.conftest import assert_result_shape
+from tests.unit.toolbox.conftest import assert_result_shape
 
 SAMPLE_SEED = 20240611
 PER_APPLIANCE = 100

@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from partchat.toolbox.contracts import ContractError, load_contracts
 from partchat.toolbox.dispatch import Toolbox
 from partchat.toolbox.impls import IMPLEMENTATIONS
-from tests.unit.tools.conftest import TOOLS_DIR
+from tests.unit.toolbox.conftest import TOOLS_DIR
 
 CONTRACT_FILES = sorted(p for p in TOOLS_DIR.glob("*.json") if not p.name.startswith("_"))
 
