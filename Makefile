@@ -91,6 +91,7 @@ lint: install-py install-node
 	$(BIN)/ruff check backend tests bench scripts
 	$(BIN)/ruff format --check backend tests bench scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 	npm run typecheck --silent
 	npm run lint --silent
 

@@ -46,9 +46,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from partchat import tool_impls
 from partchat.agent.prompts import SYSTEM_PROMPT
 from partchat.catalog.store import Catalog
+from partchat.toolbox import impls as tool_impls
 
 
 def make_tools(catalog: Catalog) -> list[BaseTool]:

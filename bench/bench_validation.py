@@ -33,7 +33,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "backend"))
 
-from partchat.toolbox import Toolbox, load_contracts, normalise  # noqa: E402
+from partchat.toolbox.contracts import load_contracts  # noqa: E402
+from partchat.toolbox.dispatch import Toolbox  # noqa: E402
+from partchat.toolbox.validation import normalise  # noqa: E402
 
 TARGET_US = 50.0
 

@@ -284,8 +284,12 @@ _CATEGORIES: tuple[tuple[str, Callable[[str], bool]], ...] = (
         lambda s: "Toolbox.call" in s or "partchat/catalog" in s,
     ),
     (
-        "turn engine, publish, encode (turns.py, stream_adapter, protocol)",
-        lambda s: "partchat/turns.py" in s or "stream_adapter" in s or "partchat/protocol" in s,
+        "turn engine, publish, encode (turns/ engine, hub, run; stream_adapter, protocol)",
+        lambda s: (
+            any(f"partchat/turns/{m}.py" in s for m in ("engine", "hub", "run", "sessions"))
+            or "stream_adapter" in s
+            or "partchat/protocol" in s
+        ),
     ),
     (
         "session store (partchat/store, aiosqlite's thread)",

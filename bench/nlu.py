@@ -37,8 +37,8 @@ from partchat.catalog import Catalog, build_catalog  # noqa: E402
 from partchat.nlu import corpus  # noqa: E402
 from partchat.nlu import store as nlu_store  # noqa: E402
 from partchat.nlu.evaluate import evaluate  # noqa: E402
-from partchat.shapes import empty_context  # noqa: E402
-from partchat.toolbox import Toolbox  # noqa: E402
+from partchat.protocol.shapes import empty_context  # noqa: E402
+from partchat.toolbox.dispatch import Toolbox  # noqa: E402
 
 TARGETS = {
     "intent_accuracy": 0.97,

@@ -1,13 +1,19 @@
-"""The test tree's layout: tests import test support, never the benchmarks (whose own
-tests may import the benchmark they test)."""
+"""The code's layout: the backend's packages import down their layers (the contracts in
+pyproject.toml, run by import-linter), every package has its layer; tests import test
+support, never the benchmarks (whose own tests may import the benchmark they test)."""
 
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
+from importlinter.cli import lint_imports
+
 TESTS = Path(__file__).resolve().parent
-BENCH_SUBJECTS = ("bench/", "unit/bench/", "unit/tools/test_bench_smoke.py")
+ROOT = TESTS.parent
+PACKAGE = ROOT / "backend" / "partchat"
+BENCH_SUBJECTS = ("bench/", "unit/bench/", "unit/toolbox/test_bench_smoke.py")
 
 
 def bench_imports(source: str) -> list[str]:
@@ -35,3 +41,18 @@ def test_no_test_imports_the_benchmarks() -> None:
             continue
         offenders += [f"{rel}: {m}" for m in bench_imports(path.read_text())]
     assert offenders == [], "test support lives in tests/support/, not bench/"
+
+
+def test_imports_point_down_the_layers() -> None:
+    """An upward import or a cycle breaks a contract; the report names the import."""
+    config = str(ROOT / "pyproject.toml")
+    assert lint_imports(config_filename=config, no_cache=True, no_logo=True) == 0
+
+
+def test_every_module_of_the_package_root_has_a_layer() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["id"] == "layers")["layers"]
+    placed = {name.strip() for layer in layers for name in layer.split("|")}
+    found = {f"partchat.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
+    found |= {f"partchat.{p.stem}" for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    assert found == placed, "a new root module or package goes into a layer in pyproject.toml"

@@ -127,8 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(run_terminal_chat(settings))
 
     if args.command == "mcp":
-        from partchat.mcp_server import run_stdio
         from partchat.server import configure_logging
+        from partchat.transport.mcp_server import run_stdio
 
         configure_logging(settings)  # stderr: stdout carries the protocol
         asyncio.run(run_stdio(settings))

@@ -40,14 +40,14 @@ def serve(settings: Settings) -> None:
     }
     if settings.workers > 1:
         # Each worker reads the same environment and builds its own app.
-        app = "partchat.app:create_app_from_env"
+        app = "partchat.transport.app:create_app_from_env"
         if settings.port and hasattr(socket, "SO_REUSEPORT"):
             config = uvicorn.Config(app, factory=True, workers=settings.workers, **common)
             _serve_workers_reuse_port(config)
         else:
             uvicorn.run(app, factory=True, workers=settings.workers, **common)
     else:
-        from partchat.app import create_app
+        from partchat.transport.app import create_app
 
         uvicorn.run(create_app(settings, own_process=True), **common)
 

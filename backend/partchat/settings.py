@@ -106,7 +106,7 @@ class Settings:
     # /admin/ page; None keeps them off (every path 404). Never logged.
     admin_token: str | None = field(default=None, repr=False)
     # PARTCHAT_MCP, PARTCHAT_MCP_TOKEN: /mcp, the tools over MCP Streamable HTTP
-    # (partchat.mcp_http); with a token, requests need ``Authorization: Bearer <token>``.
+    # (partchat.transport.mcp_http); with a token, requests need ``Authorization: Bearer <token>``.
     # Never logged.
     mcp: bool = False
     mcp_token: str | None = field(default=None, repr=False)

@@ -10,7 +10,7 @@ from partchat.settings import Settings
 
 
 async def run_terminal_chat(settings: Settings) -> int:
-    from partchat.app import close_services, open_services
+    from partchat.transport.app import close_services, open_services
 
     services = await open_services(settings)
     engine = services.engine

@@ -12,7 +12,7 @@ from partchat.agent.graph import build_graph
 from partchat.agent.offline import OfflineChatModel
 from partchat.catalog import Catalog
 from partchat.nlu.model import Understanding
-from partchat.toolbox import Toolbox
+from partchat.toolbox.dispatch import Toolbox
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

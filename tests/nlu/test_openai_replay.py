@@ -15,7 +15,7 @@ from partchat.catalog import Catalog
 from partchat.nlu import corpus
 from partchat.nlu.model import Understanding
 from partchat.settings import Settings
-from partchat.toolbox import Toolbox
+from partchat.toolbox.dispatch import Toolbox
 from tests.support.agent_driver import Conversation
 from tests.support.fake_llm import FakeLLM, Reply
 

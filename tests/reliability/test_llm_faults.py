@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from partchat.app import create_app
 from partchat.settings import Settings
+from partchat.transport.app import create_app
 from tests.support.fake_llm import FakeLLM, FakeLLMThread, Reply
 
 

@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 from starlette.testclient import TestClient
 
-from partchat.app import create_app
 from partchat.settings import Settings
+from partchat.transport.app import create_app
 
 
 @pytest.fixture

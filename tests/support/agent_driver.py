@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from partchat.agent.prompts import SYSTEM_PROMPT
-from partchat.metrics import Metrics
-from partchat.protocol import HistoryMessage
-from partchat.shapes import Context, empty_context
+from partchat.ops.metrics import Metrics
+from partchat.protocol.frames import HistoryMessage
+from partchat.protocol.shapes import Context, empty_context
 from partchat.store.sqlite import SqliteStore
-from partchat.turns import TurnEngine
+from partchat.turns.engine import TurnEngine
 
 PS_RE = re.compile(r"\bPS\d+\b")  # not the "PS0" inside model KDTE334GPS0
 PRICE_RE = re.compile(r"\$\d[\d,]*\.\d\d")

@@ -11,7 +11,7 @@ from typing import Any
 from mcp import Client
 
 from partchat.catalog import Catalog
-from partchat.toolbox import Toolbox
+from partchat.toolbox.dispatch import Toolbox
 from tests.support.servers import REPO
 
 # A Whirlpool dishwasher, and a part the catalog lists for it.

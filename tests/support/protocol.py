@@ -1,6 +1,6 @@
 """Validate server events against the wire protocol's JSON Schema (``$defs/ServerEvent``).
 
-The schema is read from the file (not through ``partchat.protocol``) so the tests check the
+The schema is read from the file (not through ``partchat.protocol.frames``) so the tests check the
 server against the contract, not against the server's own idea of it.
 """
 

@@ -10,8 +10,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from partchat.agent.state import AgentState
 from partchat.catalog.stem import stem
 from partchat.catalog.types import CatalogReader
-from partchat.extraction import Extraction, extract
 from partchat.nlu.dialogue import resolve_intent
+from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
 from partchat.nlu.reading import read
 

@@ -19,8 +19,8 @@ from partchat.agent.state import AgentState
 from partchat.agent.streaming import stream_reply, text_sink
 from partchat.catalog.types import CatalogReader
 from partchat.nlu.model import Understanding
-from partchat.tool_records import ARGUMENTS_KEY, DURATION_KEY
-from partchat.toolbox import Toolbox
+from partchat.toolbox.dispatch import Toolbox
+from partchat.toolbox.records import ARGUMENTS_KEY, DURATION_KEY
 
 MAX_TOOL_ROUNDS = 6
 MAX_TOOL_FAILURES = 3
@@ -85,7 +85,7 @@ def build_graph(
                     name=call["name"],
                     status="success" if ok else "error",
                     artifact=result,
-                    # for the turn's record (partchat.tool_records), never sent to the model
+                    # for the turn's record (partchat.toolbox.records), never sent to the model
                     response_metadata={DURATION_KEY: duration_ms, ARGUMENTS_KEY: call["args"]},
                 )
             )

@@ -8,7 +8,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 from partchat.catalog.types import Appliance
-from partchat.shapes import Context, FinishReason
+from partchat.protocol.shapes import Context, FinishReason
 
 
 class AgentState(TypedDict, total=False):

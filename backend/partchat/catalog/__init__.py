@@ -1,6 +1,11 @@
 """The parts catalog: build catalog.db, query it (async).
 
 Nothing runs at import time; open a catalog with ``await Catalog.open(path)``.
+``loop_sqlite.py`` runs its SQLite reads on the event loop.
+
+May import: ``protocol``, ``settings``; and ``nlu.store`` from ``build.py`` alone (building
+catalog.db trains the NLU model and stores it inside: the one known cycle, named in the
+import contracts in pyproject.toml).
 """
 
 from __future__ import annotations

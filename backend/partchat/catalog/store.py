@@ -3,7 +3,7 @@
 Small things (symptom vocabulary, model index, install guides) are loaded into memory at
 ``open``; parts and compatibility stay in SQLite behind indexed lookups. Queries run on
 the event loop (they take microseconds; a thread hop per query cost more than the query,
-see ``partchat.loop_sqlite``); one that runs past its budget is re-run on a thread.
+see ``partchat.catalog.loop_sqlite``); one that runs past its budget is re-run on a thread.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, Final, cast
 
 import orjson
 
-from partchat.loop_sqlite import LoopConnection, LoopSqlite, fetch_all
+from partchat.catalog.loop_sqlite import LoopConnection, LoopSqlite, fetch_all
 
 from .build import ro_uri
 from .models_index import ModelIndex

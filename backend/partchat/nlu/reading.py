@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from partchat.catalog.types import Appliance, CatalogReader, Symptom
-from partchat.extraction import Extraction, extract
+from partchat.nlu.extraction import Extraction, extract
 
 from .dialogue import ANSWER
 from .features import normalize, part_type_named, without_fine_clauses

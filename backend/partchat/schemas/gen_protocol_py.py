@@ -1,4 +1,4 @@
-"""Generates ``partchat/protocol_types.py`` from ``protocol.schema.json``.
+"""Generates ``partchat/protocol/types.py`` from ``protocol.schema.json``.
 
 The Python twin of ``frontend/scripts/gen-protocol.mjs``: TypedDicts tagged by their
 ``type`` const, ``NotRequired`` for optional properties, ``Literal`` unions for enums,
@@ -7,7 +7,7 @@ inlined as ``str``/``int``. One deliberate difference from the schema: ``seq`` i
 ``NotRequired`` everywhere, because the server builds an event first and the hub gives
 it its ``seq`` when it publishes it.
 
-Run by hand after editing the schema (``tests/unit/test_protocol_types.py`` fails when
+Run by hand after editing the schema (``tests/unit/protocol/test_protocol_types.py`` fails when
 the committed file has drifted)::
 
     python -m partchat.schemas.gen_protocol_py
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_PATH = Path(__file__).with_name("protocol.schema.json")
-OUTPUT_PATH = Path(__file__).parent.parent / "protocol_types.py"
+OUTPUT_PATH = Path(__file__).parent.parent / "protocol" / "types.py"
 SERVER_ASSIGNED = frozenset({"seq"})  # set when published, so never required here
 _WIDTH = 100
 

@@ -10,6 +10,9 @@ run them, behind one typed interface.
 
 :func:`open_store` chooses the backend from the settings: ``PARTCHAT_DATABASE_URL``
 unset means SQLite, a ``postgresql://`` (or ``postgres://``) URL means PostgreSQL.
+
+May import: ``nlu``, ``catalog``, ``protocol`` (the wire's history messages, ids and
+shapes), ``settings``; never ``live`` (a sibling) or anything above.
 """
 
 from __future__ import annotations

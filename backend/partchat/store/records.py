@@ -17,8 +17,8 @@ from typing import Any, Literal, TypedDict, cast
 
 import orjson
 
-from partchat.protocol import MAX_MESSAGE_ID_CHARS, HistoryMessage
-from partchat.shapes import Context, FinishReason, empty_context
+from partchat.protocol.frames import MAX_MESSAGE_ID_CHARS, HistoryMessage
+from partchat.protocol.shapes import Context, FinishReason, empty_context
 
 __all__ = [
     "FINISH_REASONS",
@@ -264,7 +264,7 @@ MAX_FEEDBACK_REASON_CHARS = 500
 
 
 class ToolCallRecord(TypedDict):
-    """One tool call of a turn, as ``finish_turn`` stores it (``partchat.tool_records``)."""
+    """One tool call of a turn, as ``finish_turn`` stores it (``partchat.toolbox.records``)."""
 
     toolCallId: str
     round: int  # the LLM → tools round of the turn it belonged to (1, 2, …)

@@ -1,5 +1,5 @@
 /**
- * The operator JSON API's answers (/api/admin/*, backend/partchat/admin_api.py). Timestamps
+ * The operator JSON API's answers (/api/admin/*, backend/partchat/transport/admin_api.py). Timestamps
  * are ISO 8601 UTC strings; days are YYYY-MM-DD.
  */
 import type { Context, Rating } from "../protocol";

@@ -489,7 +489,7 @@ describe("chatReducer: finish reasons", () => {
     expect(assistants(finishWith("length", "Wrapped up"))[0]!.status).toBe("complete");
   });
 
-  // The store's table too (tests/unit/test_sessions.py): a badge does not change on reload.
+  // The store's table too (tests/unit/store/test_sessions.py): a badge does not change on reload.
   it.each(finishStatusCases.cases)("$finishReason with text $text is $status, as stored", (c) => {
     let s = run(sentState(), { type: "start", turnId: "t1", messageId: "m1", seq: 1 });
     if (c.text) s = run(s, { type: "text-delta", turnId: "t1", delta: c.text, seq: 2 });

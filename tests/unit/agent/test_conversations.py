@@ -23,7 +23,7 @@ from partchat.agent.graph import build_graph
 from partchat.agent.offline import OfflineChatModel
 from partchat.catalog import Catalog
 from partchat.nlu.model import Understanding
-from partchat.toolbox import Toolbox
+from partchat.toolbox.dispatch import Toolbox
 from tests.support.agent_driver import Conversation, Turn, grounding_problems
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(60)]

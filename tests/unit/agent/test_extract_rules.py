@@ -20,9 +20,9 @@ from partchat.agent.prompts import context_block
 from partchat.agent.state import AgentState, turn_input
 from partchat.catalog import Catalog
 from partchat.catalog.types import Appliance
-from partchat.extraction import Extraction, ModelMention, extract
+from partchat.nlu.extraction import Extraction, ModelMention, extract
 from partchat.nlu.model import Understanding
-from partchat.shapes import empty_context
+from partchat.protocol.shapes import empty_context
 
 
 def mention(

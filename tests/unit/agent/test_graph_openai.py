@@ -22,9 +22,9 @@ from partchat.agent.llm import classify_llm_error, make_chat_model
 from partchat.agent.state import turn_input
 from partchat.catalog import Catalog
 from partchat.nlu.model import Understanding
+from partchat.protocol.shapes import empty_context
 from partchat.settings import Settings
-from partchat.shapes import empty_context
-from partchat.toolbox import Toolbox
+from partchat.toolbox.dispatch import Toolbox
 from tests.support.agent_driver import Conversation, Turn, grounding_problems
 from tests.support.fake_llm import FakeLLM, Reply
 from tests.unit.agent.conftest import FakeFactory

@@ -17,7 +17,7 @@ from partchat.agent.graph import build_graph
 from partchat.agent.offline import OfflineChatModel
 from partchat.catalog import Catalog
 from partchat.nlu import store as nlu_store
-from partchat.toolbox import Toolbox
+from partchat.toolbox.dispatch import Toolbox
 from tests.conftest import EXAMPLE_CATALOG
 from tests.support.agent_driver import Conversation, Turn
 from tests.unit.agent.test_conversations import Step, check_step
