@@ -72,6 +72,7 @@ def active(chosen: frozenset[FastPath]) -> frozenset[FastPath]:
             )
             continue
         running.add(path)
+    log.info("fast paths on: %s", ", ".join(p for p in FAST_PATHS if p in running) or "none")
     return frozenset(running)
 
 

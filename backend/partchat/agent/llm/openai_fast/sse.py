@@ -98,8 +98,10 @@ class SseParser:
             if obj.get("error"):
                 raise StreamErrorEvent(obj["error"])
             choices = obj.get("choices")
-            if choices and choices[0].get("finish_reason"):
-                self.finished = True
+            if choices and type(choices) is list:
+                first = choices[0]
+                if type(first) is dict and first.get("finish_reason"):
+                    self.finished = True
             yield obj
 
     def close(self) -> None:
