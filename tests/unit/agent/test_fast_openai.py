@@ -550,7 +550,7 @@ async def test_pooled_connections_do_not_pin_the_turns_that_used_them(
         for _ in range(3):  # let the loop drop its last handle on the finished task
             await asyncio.sleep(0)
         gc.collect()
-        client = model._client()  # type: ignore[attr-defined]
+        client = model._pool.get()  # type: ignore[attr-defined]
         pooled = sum(len(c) for c in client.connector._conns.values())
         alive = [r() for r in refs]  # before closing the pool, which would free them all
         await model.aclose()  # type: ignore[attr-defined]

@@ -1,19 +1,21 @@
 """``FastChatOpenAI``: ``ChatOpenAI`` with a lean streaming path.
 
-The only module of the package that touches LangChain's internals: it overrides
-``ChatOpenAI``'s private ``_astream``/``_agenerate``/``_get_request_payload`` and calls
-private helpers of langchain-openai (``_convert_message_to_dict``,
-``_create_usage_metadata``, the error mappings, ``StreamChunkTimeoutError``) and
-langchain-core (``merge_lists``), so that everything LangChain does around a request
+With ``convert`` (the message and chunk conversions), the only module of the package
+that touches LangChain's internals: it overrides ``ChatOpenAI``'s private
+``_astream``/``_agenerate``/``_get_request_payload``, reads its private helpers
+(``_use_responses_api``, ``_should_stream_usage``, ``_streaming_disabled``,
+``_convert_input``) and raises through langchain-openai's private error mappings and
+``StreamChunkTimeoutError``, so that everything LangChain does around a request
 (payload, ``bind_tools``, callbacks, usage metadata, error mapping) stays LangChain's
 while the wire is the package's own (``transport``, ``sse``).
 
 Why: a streamed turn spent about a third of its CPU in the openai SDK building a pydantic
 object per SSE chunk that LangChain turned straight back into a dict; the wire through
 aiohttp costs 0.29 ms of CPU per 60-token response against httpx's 2.15 ms
-(docs/performance.md#d-aiohttp); plain text messages converted here, tool-call deltas
-merged as dicts: request build 0.07 vs 0.25 ms, 0.86 vs 2.20 ms per 24-delta tool call
-(docs/performance.md#d-llm-hot-spots). ``astream_text`` is the served token path
+(docs/performance.md#d-aiohttp); plain text messages converted by ``convert``, tool-call
+deltas merged as dicts: request build 0.07 vs 0.25 ms, 0.86 vs 2.20 ms per 24-delta tool
+call (docs/performance.md#d-llm-hot-spots). With every fast path off a saturating turn
+costs 4× the CPU, nearly all of it this one (docs/performance.md#d-fast-paths). ``astream_text`` is the served token path
 (docs/performance.md#d-token-path). Tested against the minor versions in
 ``partchat.fast_paths``; outside them (or with ``PARTCHAT_FAST_PATHS`` leaving ``openai``
 out) the server builds stock ``ChatOpenAI`` instead.
@@ -32,7 +34,6 @@ import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import aiohttp
 import openai
 import orjson
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
@@ -334,9 +335,6 @@ class FastChatOpenAI(ChatOpenAI):
         headers.update(self.default_headers or {})
         self._static_headers = headers
         return headers
-
-    def _client(self) -> aiohttp.ClientSession:
-        return self._pool.get()
 
     def _fast_objects(self, plan: Plan) -> AsyncIterator[dict[str, Any]]:
         """The response's chunk objects and ``READ_END`` marks (``transport``)."""
