@@ -34,7 +34,7 @@ from langchain_core.messages import HumanMessage  # noqa: E402
 from langchain_openai import ChatOpenAI  # noqa: E402
 from tests.support.servers import FakeLLMProcess  # noqa: E402
 
-from partchat.agent.fast_openai import FastChatOpenAI  # noqa: E402
+from partchat.agent.llm.openai_fast import FastChatOpenAI  # noqa: E402
 
 PROMPT = [HumanMessage("the ice maker on my Whirlpool WRS325SDHZ stopped making ice")]
 

@@ -270,7 +270,7 @@ _CATEGORIES: tuple[tuple[str, Callable[[str], bool]], ...] = (
             or any(k in s for k in ("httpcore/", "h11/", "anyio/"))
         ),
     ),
-    ("LLM chunk → AIMessageChunk (_to_chunk, pydantic)", lambda s: "_to_chunk" in s),
+    ("LLM chunk → AIMessageChunk (_to_chunk, pydantic)", lambda s: "to_chunk (" in s),
     (
         "LLM request build (payload, message conversion)",
         lambda s: "_fast_plan" in s or "_convert_message" in s,

@@ -16,9 +16,11 @@ T = TypeVar("T", bound=str)
 
 LLMKind = Literal["auto", "openai", "offline"]
 LogLevel = Literal["debug", "info", "warning", "error"]
+FastPath = Literal["openai", "ws", "workers"]
 
 _LLM_KINDS: tuple[LLMKind, ...] = ("auto", "openai", "offline")
 _LOG_LEVELS: tuple[LogLevel, ...] = ("debug", "info", "warning", "error")
+FAST_PATHS: tuple[FastPath, ...] = ("openai", "ws", "workers")
 
 
 class SettingsError(ValueError):
@@ -110,6 +112,11 @@ class Settings:
     # Never logged.
     mcp: bool = False
     mcp_token: str | None = field(default=None, repr=False)
+    # PARTCHAT_FAST_PATHS: the fast paths built on other libraries' private APIs that may
+    # run ("on": all, "off": none, or some of openai, ws, workers); each off runs the
+    # public API instead, as does one whose libraries are not the tested versions
+    # (partchat.fast_paths).
+    fast_paths: frozenset[FastPath] = frozenset(FAST_PATHS)
 
     @property
     def llm_kind(self) -> Literal["openai", "offline"]:
@@ -171,6 +178,7 @@ class Settings:
             admin_token=_admin_token(e.get("PARTCHAT_ADMIN_TOKEN", "")),
             mcp=_choice(e, "PARTCHAT_MCP", "off", ("on", "off")) == "on",
             mcp_token=e.get("PARTCHAT_MCP_TOKEN", "").strip() or None,
+            fast_paths=_fast_paths(e.get("PARTCHAT_FAST_PATHS", "")),
         )
 
 
@@ -209,6 +217,25 @@ def _choice(e: Mapping[str, str], name: str, default: T, allowed: tuple[T, ...])
         if value == option:
             return option
     raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(allowed)}")
+
+
+def _fast_paths(raw: str) -> frozenset[FastPath]:
+    """``on`` (or unset): every fast path; ``off``: none; else the comma-separated names."""
+    value = raw.strip().lower()
+    if value in ("", "on"):
+        return frozenset(FAST_PATHS)
+    if value == "off":
+        return frozenset()
+    chosen: set[FastPath] = set()
+    for name in (part.strip() for part in value.split(",")):
+        match = next((p for p in FAST_PATHS if p == name), None)
+        if match is None:
+            raise SettingsError(
+                f"PARTCHAT_FAST_PATHS={raw!r}: expected on, off, or a comma-separated list"
+                f" of {', '.join(FAST_PATHS)}"
+            )
+        chosen.add(match)
+    return frozenset(chosen)
 
 
 def _database_url(raw: str) -> str | None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 import pytest
 
 from tests.support.servers import ServerProcess, prepare_data_dir
@@ -273,16 +274,55 @@ async def test_a_killed_processs_turn_is_marked_interrupted_by_a_live_one(
     assert events[-1]["finishReason"] == "stop"
 
 
+async def listening_pids(port: int, pids: set[int], want: set[int]) -> set[int]:
+    """Which of ``pids`` hold a socket listening on ``port``, once they are ``want`` (a
+    worker listens just after it registers) or after a few seconds."""
+    deadline = time.monotonic() + 10.0
+    while True:
+        found = {
+            pid
+            for pid in pids
+            if any(
+                c.status == psutil.CONN_LISTEN and c.laddr.port == port
+                for c in psutil.Process(pid).net_connections(kind="tcp")
+            )
+        }
+        if found == want or time.monotonic() > deadline:
+            return found
+        await asyncio.sleep(0.1)
+
+
+@pytest.mark.parametrize("fast_paths", ["on", "off"])
 async def test_serve_with_two_workers(
-    servers: list[ServerProcess], data_dir: Path, clients: list[WsClient]
+    servers: list[ServerProcess], data_dir: Path, clients: list[WsClient], fast_paths: str
 ) -> None:
-    server = start(servers, data_dir, "--workers", "2", PARTCHAT_OFFLINE_DELAY_MS="0")
+    """With the ``workers`` fast path each worker listens on its own socket and the
+    supervisor on none; with it off (``PARTCHAT_FAST_PATHS=off``: uvicorn's public
+    multi-worker path) the supervisor holds the one socket the workers share. Either way
+    both workers start and serve."""
+    server = start(
+        servers,
+        data_dir,
+        "--workers",
+        "2",
+        PARTCHAT_OFFLINE_DELAY_MS="0",
+        PARTCHAT_FAST_PATHS=fast_paths,
+    )
     async with httpx.AsyncClient(base_url=server.base_url, timeout=10.0) as http:
         health = await http.get("/health")
     assert health.status_code == 200 and health.json()["status"] == "ok"
 
     workers = await registered_workers(data_dir, 2)
     assert len(workers) == 2 and len(set(workers.values())) == 2
+    assert server.pid is not None
+    pids = set(workers.values())
+    if fast_paths == "on":
+        assert await listening_pids(server.port, pids, pids) == pids
+        assert await listening_pids(server.port, {server.pid}, set()) == set()
+        assert "a socket each, SO_REUSEPORT" in server.log()
+    else:
+        assert await listening_pids(server.port, {server.pid}, {server.pid}) == {server.pid}
+        assert "SO_REUSEPORT" not in server.log()
 
     first = await connect(server, clients)
     events = await first.turn(COMPAT_Q)

@@ -7,22 +7,31 @@ with ``stream_mode="messages"`` this skips, per token, the callback chain, the c
 merge and LangGraph's stream queue: the profile's biggest cost after the SDK's pydantic
 objects. Every served turn (WebSocket, ``POST /api/chat``, ``partchat chat``) goes
 through the engine and so the sink; only a graph run directly, without a sink (unit
-tests, ``bench/nlu.py``), has the node call ``ainvoke``.
+tests, ``bench/nlu.py``), has the node call ``ainvoke``. A model with its own text path
+(``FastChatOpenAI.astream_text``) streams through it; any other (stock ``ChatOpenAI`` when
+the ``openai`` fast path is off, the offline model) through the public ``astream``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, cast
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, message_chunk_to_message
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig
 
-from partchat.agent.fast_openai import FastChatOpenAI
-
 TextSink = Callable[[str], object]
 _SINK_KEY = "partchat_text_sink"
+
+
+class _TextStreamer(Protocol):
+    """A model with its own text path (``FastChatOpenAI.astream_text``); None from it
+    means the call needs the stock path."""
+
+    def astream_text(
+        self, messages: list[BaseMessage], on_text: TextSink, **kwargs: Any
+    ) -> Awaitable[AIMessage | None]: ...
 
 
 def with_text_sink(config: RunnableConfig | None, sink: TextSink) -> RunnableConfig:
@@ -43,8 +52,8 @@ async def stream_reply(
 ) -> AIMessage:
     """Run ``model`` on ``messages``, handing each piece of answer text to ``sink``."""
     chat, kwargs = _unbind(model)
-    if isinstance(chat, FastChatOpenAI):
-        reply = await chat.astream_text(list(messages), sink, **kwargs)
+    if hasattr(chat, "astream_text"):
+        reply = await cast(_TextStreamer, chat).astream_text(list(messages), sink, **kwargs)
         if reply is not None:
             return reply
     chunks: list[AIMessageChunk] = []

@@ -8,6 +8,8 @@ A frame published while nothing is queued or being sent is written at once, in t
 publisher's own step, when the transport takes it without waiting (it nearly always
 does): a streamed token then costs no wake-up of the send task. Should the write have to
 wait (the client reads slowly), the send task finishes it before anything queued after it.
+That direct write is the ``ws`` fast path (``direct_write.py``); off, every frame goes
+through the send task.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from partchat import fast_paths
 from partchat.protocol.frames import (
     ErrorCode,
     FeedbackFrame,
@@ -36,6 +38,7 @@ from partchat.protocol.frames import (
     parse_client_frame,
 )
 from partchat.store import StorageUnavailable, UnknownSession, UnknownTurn
+from partchat.transport import direct_write
 from partchat.transport.security import origin_allowed
 from partchat.turns.engine import ServerClosing
 
@@ -65,8 +68,9 @@ BUSY_ELSEWHERE = (
 class Connection:
     """One WebSocket: the subscriber side of a hub."""
 
-    def __init__(self, ws: WebSocket, rate_limit: int) -> None:
+    def __init__(self, ws: WebSocket, rate_limit: int, *, direct: bool = True) -> None:
         self.ws = ws
+        self.direct = direct  # the ws fast path: write in the publisher's step
         self.rate_limit = rate_limit
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE_FRAMES)
         self.last_seq = -1  # highest seq queued to this client
@@ -75,8 +79,7 @@ class Connection:
         self.sent: deque[float] = deque()
         self.bad_frames = 0
         self._sending = False  # the send task is writing a frame
-        # A direct write that had to wait: the coroutine and what it waits on.
-        self._rest: tuple[Coroutine[Any, Any, None], Any] | None = None
+        self._rest: direct_write.Unfinished | None = None  # a direct write that had to wait
 
     def deliver(self, seq: int, frame: str) -> None:
         if seq <= self.last_seq or self.too_slow:
@@ -92,7 +95,7 @@ class Connection:
             while not self.queue.empty():
                 self.queue.get_nowait()
             if self._rest is not None:  # its write will not be finished either
-                self._rest[0].close()
+                self._rest.close()
                 self._rest = None
             self.queue.put_nowait(None)
             return
@@ -114,37 +117,16 @@ class Connection:
         """Write ``frame`` in this step if nothing is ahead of it; True if it was written
         or handed, in order, to the send task; False: queue it (the send task meets any
         error in its own task, as it would have)."""
-        if self._sending or self._rest is not None or not self.queue.empty():
+        if not self.direct or self._sending or self._rest is not None or not self.queue.empty():
             return False
-        coro = self.ws.send_text(frame)
         try:
-            waiting_on = coro.send(None)
-        except StopIteration:
-            return True
+            rest = direct_write.start(self.ws.send_text(frame))
         except Exception:
             return False
-        self._rest = (coro, waiting_on)
-        self.queue.put_nowait(_RESUME)
+        if rest is not None:
+            self._rest = rest
+            self.queue.put_nowait(_RESUME)
         return True
-
-    async def _finish_write(self) -> None:
-        """Drive a direct write that had to wait to its end, as its task would have."""
-        assert self._rest is not None
-        (coro, waiting_on), self._rest = self._rest, None
-        try:
-            while True:
-                if waiting_on is None:
-                    await asyncio.sleep(0)
-                else:
-                    waiting_on._asyncio_future_blocking = False
-                    await asyncio.wait([waiting_on])
-                try:
-                    waiting_on = coro.send(None)
-                except StopIteration:
-                    return
-        except BaseException:
-            coro.close()
-            raise
 
     def rate_limited(self, now: float) -> bool:
         while self.sent and now - self.sent[0] > RATE_WINDOW_S:
@@ -163,7 +145,9 @@ class Connection:
             self._sending = True
             try:
                 if frame == _RESUME:
-                    await self._finish_write()
+                    assert self._rest is not None
+                    rest, self._rest = self._rest, None
+                    await rest.finish()
                 else:
                     await self.ws.send_text(frame)
             finally:
@@ -184,7 +168,11 @@ async def ws_endpoint(websocket: WebSocket) -> None:
         await websocket.accept()
         await websocket.close(1008, "too many connections from this address")
         return
-    conn = Connection(websocket, settings.messages_per_10s)
+    conn = Connection(
+        websocket,
+        settings.messages_per_10s,
+        direct="ws" in fast_paths.active(settings.fast_paths),
+    )
     services.metrics.connections.inc()
     services.connections.add(conn)
     try:

@@ -30,7 +30,8 @@ from langchain_core.messages import (
 )
 from langchain_openai import ChatOpenAI
 
-from partchat.agent.fast_openai import FastChatOpenAI, LLMStreamError, env_proxy
+from partchat.agent.llm.openai_fast import FastChatOpenAI, LLMStreamError
+from partchat.agent.llm.openai_fast.transport import env_proxy
 from tests.support.fake_llm import FakeLLM, Reply
 from tests.unit.agent.conftest import FakeFactory
 
@@ -400,14 +401,14 @@ async def test_429_honours_retry_after(fake_llm: FakeFactory, cls: type) -> None
 async def test_retry_after_is_capped() -> None:
     import httpx
 
-    from partchat.agent import fast_openai
+    from partchat.agent.llm.openai_fast import errors
 
     response = httpx.Response(
         429, headers={"retry-after": "3600"}, request=httpx.Request("POST", "http://x")
     )
-    error = fast_openai._status_error(response)
+    error = errors.status_error(response)
     assert isinstance(error, openai.RateLimitError)
-    assert fast_openai._retry_delay(error, 0) == fast_openai._RETRY_AFTER_CAP
+    assert errors.retry_delay(error, 0) == errors.RETRY_AFTER_CAP
 
 
 @pytest.mark.parametrize("cls", [ChatOpenAI, FastChatOpenAI])
@@ -549,7 +550,7 @@ async def test_pooled_connections_do_not_pin_the_turns_that_used_them(
         for _ in range(3):  # let the loop drop its last handle on the finished task
             await asyncio.sleep(0)
         gc.collect()
-        client = model._client()  # type: ignore[attr-defined]
+        client = model._pool.get()  # type: ignore[attr-defined]
         pooled = sum(len(c) for c in client.connector._conns.values())
         alive = [r() for r in refs]  # before closing the pool, which would free them all
         await model.aclose()  # type: ignore[attr-defined]

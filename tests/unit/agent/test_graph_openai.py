@@ -16,14 +16,16 @@ import openai
 import pytest
 import pytest_asyncio
 from langchain_core.messages import HumanMessage
+from langchain_openai import ChatOpenAI
 
 from partchat.agent.graph import APOLOGY, MAX_TOOL_ROUNDS, build_graph
 from partchat.agent.llm import classify_llm_error, make_chat_model
+from partchat.agent.llm.openai_fast import FastChatOpenAI
 from partchat.agent.state import turn_input
 from partchat.catalog import Catalog
 from partchat.nlu.model import Understanding
 from partchat.protocol.shapes import empty_context
-from partchat.settings import Settings
+from partchat.settings import FAST_PATHS, FastPath, Settings
 from partchat.toolbox.dispatch import Toolbox
 from tests.support.agent_driver import Conversation, Turn, grounding_problems
 from tests.support.fake_llm import FakeLLM, Reply
@@ -50,15 +52,26 @@ def graph_for(
     timeout_s: float = 10.0,
     retries: int = 0,
 ) -> Any:
-    settings = Settings(
+    settings = openai_settings(fake, timeout_s=timeout_s, retries=retries)
+    return build_graph(make_chat_model(settings), Toolbox.load(catalog), catalog, understanding)
+
+
+def openai_settings(
+    fake: FakeLLM,
+    *,
+    timeout_s: float = 10.0,
+    retries: int = 0,
+    fast_paths: frozenset[FastPath] = frozenset(FAST_PATHS),
+) -> Settings:
+    return Settings(
         llm="openai",
         openai_api_key="sk-test",
         openai_base_url=fake.base_url,
         model="fake-model",
         llm_timeout_s=timeout_s,
         llm_max_retries=retries,
+        fast_paths=fast_paths,
     )
-    return build_graph(make_chat_model(settings), Toolbox.load(catalog), catalog, understanding)
 
 
 def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -121,6 +134,66 @@ async def test_streamed_tool_call_runs_and_its_result_goes_back(
     assistant = second["messages"][-2]
     assert assistant["tool_calls"][0]["function"]["name"] == "check_compatibility"
     assert tool_msg["tool_call_id"] == assistant["tool_calls"][0]["id"]
+
+
+def served(turn: Turn) -> list[tuple[Any, ...]]:
+    """A turn's frames as the shopper sees them: consecutive text deltas as one (how a
+    model's text splits into frames depends on its reads), ids and timings left out."""
+    out: list[tuple[Any, ...]] = []
+    for e in turn.events:
+        kind = e["type"]
+        if kind == "text-delta":
+            if out and out[-1][0] == kind:
+                out[-1] = (kind, out[-1][1] + e["delta"])
+            else:
+                out.append((kind, e["delta"]))
+        elif kind.startswith("tool-"):
+            out.append((kind, e["toolName"], e.get("input"), e.get("output")))
+        elif kind == "finish":
+            out.append((kind, e["finishReason"], e["text"]))
+        else:
+            out.append((kind,))
+    return out
+
+
+def kept(turn: Turn) -> dict[str, Any]:
+    """The answer as the store kept it, without its generated ids and times."""
+    assert turn.stored is not None
+    return {k: v for k, v in turn.stored.items() if k not in ("id", "turnId", "createdAt")}
+
+
+async def test_with_the_openai_fast_path_off_stock_chat_openai_serves_the_same_turns(
+    fake_llm: FakeFactory, catalog: Catalog, understanding: Understanding
+) -> None:
+    """PARTCHAT_FAST_PATHS without ``openai``: stock ChatOpenAI (the public API) streams
+    the turn; the shopper gets the same frames, the store the same answers, and the LLM
+    the same requests."""
+
+    def script() -> list[Reply]:
+        return [
+            Reply.call("check_compatibility", {"partNumber": PUMP, "model": MODEL}),
+            Reply.say(f"Yes: the Dishwasher Drain Pump ({PUMP}, $59.95) fits your {MODEL}."),
+            Reply.say("Unplug the dishwasher, then remove the lower access panel."),
+        ]
+
+    runs: dict[type, tuple[list[Turn], list[dict[str, Any]]]] = {}
+    for paths in (frozenset(FAST_PATHS), frozenset()):
+        fake = await fake_llm(script(), token_ms=1)
+        model = make_chat_model(openai_settings(fake, fast_paths=paths))
+        graph = build_graph(model, Toolbox.load(catalog), catalog, understanding)
+        conversation = Conversation(graph)
+        await conversation.say(f"Does {PUMP} fit my {MODEL}?")
+        await conversation.say("How do I install it?")
+        runs[type(model)] = (conversation.turns, fake.chat_requests)
+        if isinstance(model, FastChatOpenAI):
+            await model.aclose()
+    fast_turns, fast_requests = runs[FastChatOpenAI]
+    stock_turns, stock_requests = runs[ChatOpenAI]
+    assert [served(t) for t in stock_turns] == [served(t) for t in fast_turns]
+    assert [kept(t) for t in stock_turns] == [kept(t) for t in fast_turns]
+    assert stock_turns[0].outputs[0]["status"] == "fits"
+    assert stock_turns[1].text == "Unplug the dishwasher, then remove the lower access panel."
+    assert stock_requests == fast_requests
 
 
 async def test_context_reaches_the_model_on_the_next_turn(

@@ -12,12 +12,12 @@ import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from partchat.agent.fast_openai import FastChatOpenAI, LLMStreamError
 from partchat.agent.llm import (
     DEFAULT_OPENAI_BASE_URL,
     classify_llm_error,
     make_chat_model,
 )
+from partchat.agent.llm.openai_fast import FastChatOpenAI, LLMStreamError
 from partchat.settings import Settings
 from tests.support.fake_llm import Reply
 from tests.unit.agent.conftest import FakeFactory

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_openai import ChatOpenAI
 
-from partchat.agent.fast_openai import FastChatOpenAI
+from partchat.agent.llm.openai_fast import FastChatOpenAI
 from partchat.agent.streaming import stream_reply, text_sink, with_text_sink
 from tests.support.fake_llm import Reply
 from tests.unit.agent.conftest import FakeFactory

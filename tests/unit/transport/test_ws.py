@@ -95,3 +95,36 @@ async def test_send_queue_overflow_closes_with_4000() -> None:
     await asyncio.sleep(0.01)
     assert ws.sent == []
     assert ws.closed is not None and ws.closed[0] == CLOSE_TOO_SLOW
+
+
+# -- the ws fast path off (PARTCHAT_FAST_PATHS without ws): the public send only ----------
+async def test_with_the_direct_write_off_every_frame_goes_through_the_send_task() -> None:
+    ws = FakeSocket()
+    conn = Connection(ws, 10, direct=False)  # type: ignore[arg-type]
+    conn.deliver(1, "one")
+    conn.send_now("pong")
+    conn.deliver(2, "two")
+    assert ws.sent == []  # nothing written in the publisher's step
+    assert conn.queue.qsize() == 3 and conn.last_seq == 2
+    sender = asyncio.create_task(conn.sender())
+    await asyncio.sleep(0.01)
+    assert ws.sent == ["one", "pong", "two"]
+    ws.stall()
+    conn.deliver(3, "three")
+    conn.deliver(4, "four")
+    await asyncio.sleep(0.01)
+    ws.resume()
+    await asyncio.sleep(0.01)
+    assert ws.sent == ["one", "pong", "two", "three", "four"]
+    sender.cancel()
+
+
+async def test_with_the_direct_write_off_overflow_still_closes_with_4000() -> None:
+    ws = FakeSocket()
+    conn = Connection(ws, 10, direct=False)  # type: ignore[arg-type]
+    for seq in range(1, SEND_QUEUE_FRAMES + 2):
+        conn.deliver(seq, f"frame {seq}")
+    assert conn.too_slow
+    await asyncio.wait_for(conn.sender(), 2)
+    assert ws.sent == []
+    assert ws.closed is not None and ws.closed[0] == CLOSE_TOO_SLOW

@@ -1,20 +1,26 @@
 """The chat model factory and the one place that knows which LLM errors mean "down".
 
 ``make_chat_model`` turns ``Settings`` into a LangChain chat model: the OpenAI-compatible
-streaming client (``FastChatOpenAI``) or the built-in offline model. The graph only sees
+streaming client (``FastChatOpenAI``, or stock ``ChatOpenAI`` when the ``openai`` fast
+path is off: ``partchat.fast_paths``) or the built-in offline model. The graph only sees
 a ``BaseChatModel``. Nothing here touches the network until the model is first called.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
+from typing import Any
 
 import aiohttp
 import httpx
 import openai
 from langchain_core.language_models import BaseChatModel
 
+from partchat import fast_paths
 from partchat.settings import Settings
+
+log = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_OPENAI_BASE_URL", "classify_llm_error", "make_chat_model"]
 
@@ -30,10 +36,12 @@ def make_chat_model(
     """The chat model ``settings`` selects; no network call happens here.
 
     ``openai``: ``FastChatOpenAI`` streaming from ``settings.openai_base_url`` (OpenAI
-    itself when unset) with the configured model, timeout and retries. The base URL and
-    key are passed explicitly so the SDK never falls back to reading the environment
-    (Settings is the only reader). ``offline``: ``offline_factory()``, by default the
-    built-in ``OfflineChatModel``.
+    itself when unset) with the configured model, timeout and retries; stock
+    ``ChatOpenAI`` with the same options when the ``openai`` fast path does not run
+    (``fast_paths.active``) or its module no longer imports. The base URL and key are
+    passed explicitly so the SDK never falls back to reading the environment (Settings
+    is the only reader). ``offline``: ``offline_factory()``, by default the built-in
+    ``OfflineChatModel``.
     """
     if settings.llm_kind == "offline":
         if offline_factory is not None:
@@ -45,17 +53,25 @@ def make_chat_model(
         )
         return model
 
-    from partchat.agent.fast_openai import FastChatOpenAI
+    options: dict[str, Any] = {
+        "model": settings.model,
+        "base_url": settings.openai_base_url or DEFAULT_OPENAI_BASE_URL,
+        "api_key": settings.openai_api_key or _PLACEHOLDER_KEY,
+        "timeout": settings.llm_timeout_s,
+        "max_retries": settings.llm_max_retries,
+        "streaming": True,
+        "stream_usage": True,
+    }
+    if "openai" in fast_paths.active(settings.fast_paths):
+        try:
+            from partchat.agent.llm.openai_fast import FastChatOpenAI
+        except ImportError as exc:  # a private name it imports is gone
+            log.warning("fast path openai off (stock ChatOpenAI answers): %s", exc)
+        else:
+            return FastChatOpenAI(**options)
+    from langchain_openai import ChatOpenAI
 
-    return FastChatOpenAI(
-        model=settings.model,
-        base_url=settings.openai_base_url or DEFAULT_OPENAI_BASE_URL,
-        api_key=settings.openai_api_key or _PLACEHOLDER_KEY,  # type: ignore[arg-type]
-        timeout=settings.llm_timeout_s,
-        max_retries=settings.llm_max_retries,
-        streaming=True,
-        stream_usage=True,
-    )
+    return ChatOpenAI(**options)
 
 
 def classify_llm_error(exc: BaseException) -> str | None:
