@@ -38,6 +38,10 @@ INJECTION = (
 
 PRICE_CLAIM = "I can only quote prices and part numbers from our catalog, so here is what it says."
 
+ASK_WHICH_LISTED = (
+    'Which one do you mean? Tell me its place in the list (for example "the second one") '
+    "or its part number."
+)
 ASK_WHICH = (
     'Sure! Which one? Tell me its place in the list (for example "the first one") or its '
     "part number."
