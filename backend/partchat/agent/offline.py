@@ -80,6 +80,8 @@ _SEARCH_FILLER = re.compile(
     r"fridges?|refrigerators?|dish\s?washers?|dw|replacement|new)\b",
     re.IGNORECASE,
 )
+# A question about the parts just listed ("which of those …", "any of them …").
+_OF_THOSE = re.compile(r"\b(of|among) (those|these|them)\b", re.IGNORECASE)
 # Appliance brands: a part's brand is its maker's (Whirlpool makes Kenmore's), so with a
 # model known the shopper's brand word only adds noise to a search.
 _BRAND = re.compile(
@@ -296,8 +298,15 @@ class OfflineChatModel(BaseChatModel):
                 return _Plan(
                     calls=[("check_compatibility", {"partNumber": part_arg, "model": name})]
                 )
+            offered = re.findall(r"[A-Z0-9./-]{3,}", unknown_model.split("(", 1)[-1])
+            if intent == "diagnose" and (symptoms or appliance) and not offered:
+                # A model the catalog lacks, not a typo of one: the usual fixes for the
+                # appliance, and the answer says the model is not in the catalog.
+                diag: dict[str, Any] = {"symptoms": (symptoms or [text[:200]])[:10], "model": name}
+                if appliance:
+                    diag["appliance"] = appliance
+                return _Plan(calls=[("diagnose_repair", diag)])
             if intent in ("compat", "diagnose", None):
-                offered = re.findall(r"[A-Z0-9./-]{3,}", unknown_model.split("(", 1)[-1])
                 return _Plan(w.unknown_model(name, [s for s in offered if s != name]))
 
         if intent == "install":
@@ -317,7 +326,7 @@ class OfflineChatModel(BaseChatModel):
             if not model and not appliance:
                 return _Plan(w.ask_appliance())
             wanted = symptoms or [text[:200]]
-            diag: dict[str, Any] = {"symptoms": wanted[:10]}
+            diag = {"symptoms": wanted[:10]}
             if model:
                 diag["model"] = model
             elif appliance:
@@ -339,6 +348,9 @@ class OfflineChatModel(BaseChatModel):
                 # "actually make that 2533111530C, thats my moms fridge": the request it
                 # continues names the part
                 query = _job_query(messages, newest) or query
+            elif _OF_THOSE.search(text) and not part_type_named(text):
+                # "which of those goes on the bottom? the lower one": the same parts, narrowed
+                query = f"{_job_query(messages, newest)} {query}".strip()
             if model:
                 query = " ".join(_BRAND.sub(" ", query).split())  # the model says the brand
             if query and not _APPLIANCE_ONLY.match(query):

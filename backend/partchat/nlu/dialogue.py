@@ -197,6 +197,8 @@ def resolve_intent(
         pending = previous_job(messages, understanding)
         if pending in ("compat", "install", "details"):
             return pending
+    if names_part and intent == "search" and not _AMONG.search(text):
+        return "details"  # "what about WH23X10028, the motor and drain pump": we have it
     if picked_part and intent in _PICKING:
         # "the second one", "damper control" after a list: that part, for the job the
         # message or the conversation names if it is about one part, else its details.
