@@ -348,8 +348,13 @@ class OfflineChatModel(BaseChatModel):
                 # "actually make that 2533111530C, thats my moms fridge": the request it
                 # continues names the part
                 query = _job_query(messages, newest) or query
-            elif _OF_THOSE.search(text) and not part_type_named(text):
-                # "which of those goes on the bottom? the lower one": the same parts, narrowed
+            elif (
+                _OF_THOSE.search(text)
+                and not part_type_named(text)
+                and w.SEARCH_HEAD in _previous_answer(messages, newest)
+            ):
+                # "which of those goes on the bottom? the lower one" after a search's list:
+                # the same parts, narrowed
                 query = f"{_job_query(messages, newest)} {query}".strip()
             if model:
                 query = " ".join(_BRAND.sub(" ", query).split())  # the model says the brand

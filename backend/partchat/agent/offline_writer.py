@@ -38,6 +38,7 @@ INJECTION = (
 
 PRICE_CLAIM = "I can only quote prices and part numbers from our catalog, so here is what it says."
 
+SEARCH_HEAD = "Here's what I found"
 ASK_WHICH_LISTED = (
     'Which one do you mean? Tell me its place in the list (for example "the second one") '
     "or its part number."
@@ -301,7 +302,7 @@ def write_search(result: dict[str, Any]) -> str:
             f'I couldn\'t find parts matching "{result["query"]}"{where}. Could you describe it '
             "differently, or give me the part number?"
         )
-    head = "Here's what I found"
+    head = SEARCH_HEAD
     if result.get("model"):
         head += f" for your {result['model']}"
     lines = [head + ":"]
