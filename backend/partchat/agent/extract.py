@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.agent.state import AgentState
 from partchat.catalog.stem import stem
 from partchat.catalog.types import CatalogReader
+from partchat.catalog.vocab import part_type_keywords
 from partchat.extraction import Extraction, extract
 from partchat.nlu.dialogue import ANSWER, bare, resolve_intent
 from partchat.nlu.model import Understanding
@@ -221,6 +223,16 @@ _GENERIC_WORDS = frozenset(
 
 
 _GENERIC_STEMS = frozenset(stem(w) for w in _GENERIC_WORDS)
+# A message that asks how to put one part in ("what door parts fit" asks for parts).
+_ASKS_INSTALL = re.compile(
+    r"\b(install\w*|replac\w*|swap\w*|put (it|that|this) in)\b", re.IGNORECASE
+)
+
+
+@cache
+def _part_type_stems() -> frozenset[str]:
+    """Every word of the catalog's part-type keywords, stemmed (they are stemmed phrases)."""
+    return frozenset(w for k, _ in part_type_keywords() for w in k.split())
 
 
 # Shoppers' short forms of the words in part names ("the evap fan", "temp control").
@@ -285,14 +297,27 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
         return numbers[index] if -len(numbers) <= index < len(numbers) else None
     named = _named(items, text)
+    if not named and _ASKS_INSTALL.search(text):
+        # "ok ill do the fan first, how do i install that": a part named among other
+        # words; the words no listed name has are dropped, unless one names a part
+        # type (then it is another part: "how do i install the drain hose")
+        named = _named(items, text, relaxed=True)
     return named[0] if named else None
 
 
-def _named(items: dict[str, str], text: str) -> list[str]:
-    """The listed parts whose name has every non-generic word of ``text``, in order."""
+def _named(items: dict[str, str], text: str, *, relaxed: bool = False) -> list[str]:
+    """The listed parts whose name has every non-generic word of ``text``, in order
+    (``relaxed``: every such word that some listed name has, when the others name no
+    part type)."""
     wanted = {
         stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())
     } - _GENERIC_STEMS
+    if relaxed:
+        in_names = set().union(*(_stems(line) for line in items.values()))
+        dropped = wanted - in_names
+        if dropped & _part_type_stems():
+            return []
+        wanted -= dropped
     if not wanted:
         return []
     named = [ps for ps, line in items.items() if wanted <= _stems(line)]

@@ -537,6 +537,22 @@ CONVERSATIONS: dict[str, list[Step]] = {
             calls=[("get_part_details", {"partNumber": "PS12728638", "model": "10640263010"})],
         ),
     ],
+    "a-part-named-among-other-words-is-the-one-to-install": [
+        Step("kenmore 10632862011 both the fridge and freezer are warm, nothing stays cold"),
+        Step(
+            "how much is the thermostat",
+            calls=[("get_part_details", {"partNumber": "PS11755844", "model": "10632862011"})],
+        ),
+        Step(
+            "ok ill do the fan first, how do i install that",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "PS11740359", "model": "10632862011"},
+                )
+            ],
+        ),
+    ],
     "a-search-that-names-a-known-part-gives-its-details": [
         Step("GE dishwashr model 405052, glasses come out cloudy with food stuck on them"),
         Step(
@@ -588,6 +604,14 @@ CONVERSATIONS: dict[str, list[Step]] = {
         Step(
             "my dishwasher is leaking. what do I need to swap?",
             calls=[("diagnose_repair", {"symptoms": ["Leaking"], "appliance": "dishwasher"})],
+        ),
+    ],
+    "frost-on-a-model-whose-defrost-parts-list-other-symptoms": [
+        Step(
+            "there's frost all over the back wall of my freezer, Kenmore 10640262010",
+            calls=[("diagnose_repair", {"symptoms": ["Frost buildup"], "model": "10640262010"})],
+            has=["Bi-Metal Defrost Thermostat", "fits your 10640262010", "listed as fixing"],
+            lacks=["found no listed parts"],
         ),
     ],
     "water-left-at-the-bottom-is-not-draining": [
