@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
@@ -98,8 +99,12 @@ _FILLER = frozenset(
 )
 
 
+@lru_cache(maxsize=256)
 def bare(text: str) -> bool:
-    """Only numbers and filler: "PS11753379", "it's WDT780SAEM1 i think"."""
+    """Only numbers and filler: "PS11753379", "it's WDT780SAEM1 i think". (Such a message
+    is short: a long one is not normalised to find out.)"""
+    if len(text.split()) > 12:
+        return False
     return all(w in _FILLER for w in normalize(text).split())
 
 
