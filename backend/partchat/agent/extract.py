@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.agent.state import AgentState
 from partchat.catalog.stem import stem
 from partchat.catalog.types import CatalogReader
-from partchat.nlu.dialogue import resolve_intent
+from partchat.catalog.vocab import part_type_keywords
+from partchat.nlu.dialogue import ANSWER, bare, resolve_intent
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
 from partchat.nlu.reading import read
@@ -106,6 +108,12 @@ _ORDINAL = re.compile(
     r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|^\s*(?P<m>[1-9])\s*[.!?]*\s*$|"
     # "2nd looks right", "1st pls, price and stock?": an ordinal that opens the message
     rf"^\W*(?P<e>{_ORD[1:-1]})\b(?!\s+(time|of all|thing|off|i\b|we\b|you\b))",
+    re.IGNORECASE,
+)
+# "ok that one", "yes this one please": a pick with nothing but the pointing word
+THAT_ONE = re.compile(
+    r"^\W*((ok(ay)?|yes|yeah|yep|sure|cool|great|perfect)\W+)*(that|this)( one)?"
+    r"(\W+(please|pls|then|thanks|thx))*\W*$",
     re.IGNORECASE,
 )
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
@@ -215,6 +223,16 @@ _GENERIC_WORDS = frozenset(
 
 
 _GENERIC_STEMS = frozenset(stem(w) for w in _GENERIC_WORDS)
+# A message that asks how to put one part in ("what door parts fit" asks for parts).
+_ASKS_INSTALL = re.compile(
+    r"\b(install\w*|replac\w*|swap\w*|put (it|that|this) in)\b", re.IGNORECASE
+)
+
+
+@cache
+def _part_type_stems() -> frozenset[str]:
+    """Every word of the catalog's part-type keywords, stemmed (they are stemmed phrases)."""
+    return frozenset(w for k, _ in part_type_keywords() for w in k.split())
 
 
 # Shoppers' short forms of the words in part names ("the evap fan", "temp control").
@@ -270,6 +288,8 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         among = {ps: prices[ps] for ps in named_too if ps in prices} or prices
         pick = min if by_price["low"] else max
         return pick(among, key=among.__getitem__)
+    if len(numbers) == 1 and THAT_ONE.match(text):
+        return numbers[0]  # "ok that one", "yes this one" after a list of one
     m = _ORDINAL.search(text)
     if m:
         word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]
@@ -277,17 +297,47 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
         return numbers[index] if -len(numbers) <= index < len(numbers) else None
     named = _named(items, text)
+    if not named and _ASKS_INSTALL.search(text):
+        # "ok ill do the fan first, how do i install that": a part named among other
+        # words; the words no listed name has are dropped, unless one names a part
+        # type (then it is another part: "how do i install the drain hose")
+        named = _named(items, text, relaxed=True)
     return named[0] if named else None
 
 
-def _named(items: dict[str, str], text: str) -> list[str]:
-    """The listed parts whose name has every non-generic word of ``text``, in order."""
+def _named(items: dict[str, str], text: str, *, relaxed: bool = False) -> list[str]:
+    """The listed parts whose name has every non-generic word of ``text``, in order
+    (``relaxed``: every such word that some listed name has, when the others name no
+    part type)."""
     wanted = {
         stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())
     } - _GENERIC_STEMS
+    if relaxed:
+        in_names = set().union(*(_stems(line) for line in items.values()))
+        dropped = wanted - in_names
+        if dropped & _part_type_stems():
+            return []
+        wanted -= dropped
     if not wanted:
         return []
-    return [ps for ps, line in items.items() if wanted <= _stems(line)]
+    named = [ps for ps, line in items.items() if wanted <= _stems(line)]
+    if len(named) > 1:
+        # "the door switch" is the *Door Switch*, not the *Door Light Switch* listed first
+        order = [
+            stem(_SHORT_FORMS.get(w, w))
+            for w in _NAME_WORD.findall(text.lower())
+            if stem(_SHORT_FORMS.get(w, w)) in wanted
+        ]
+        exact = [ps for ps in named if _contiguous(order, items[ps])]
+        named = exact + [ps for ps in named if ps not in exact]
+    return named
+
+
+def _contiguous(words: list[str], line: str) -> bool:
+    """The stemmed ``words`` appear side by side, in order, in ``line``."""
+    have = [stem(w) for w in _NAME_WORD.findall(line.lower())]
+    n = len(words)
+    return any(have[i : i + n] == words for i in range(len(have) - n + 1))
 
 
 async def _extract_with_confirmation(
@@ -329,6 +379,9 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             picked_part=picked,
             names_part=bool(found["part_numbers"]) and not picked,
         )
+        update["continues"] = (reading.intent == ANSWER or bare(last.text)) and update[
+            "intent"
+        ] in ("search", "details", "compat", "diagnose", "install")
         if update.get("appliance_type") is None and reading.symptom_ids:
             implied = {sid.split("/", 1)[0] for sid in reading.symptom_ids}
             if len(implied) == 1:

@@ -34,8 +34,10 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
 from partchat.agent import offline_writer as w
+from partchat.agent.extract import THAT_ONE
 from partchat.agent.prompts import CONTEXT_HEADER
 from partchat.nlu import rules
+from partchat.nlu.features import part_type_named
 
 _WORD = re.compile(r"\S+\s*|\s+")
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
@@ -76,6 +78,15 @@ _SEARCH_FILLER = re.compile(
     r"what|which|there|got|actually|also|hi|hello|hey|thanks|ok|okay|so|and|or|just|like|"
     r"mine|one|ones|available|list|carry|stock|in|on|from|about|pls|plz|please|u|ur|them|guys|"
     r"fridges?|refrigerators?|dish\s?washers?|dw|replacement|new)\b",
+    re.IGNORECASE,
+)
+# A question about the parts just listed ("which of those …", "any of them …").
+_OF_THOSE = re.compile(r"\b(of|among) (those|these|them)\b", re.IGNORECASE)
+# Appliance brands: a part's brand is its maker's (Whirlpool makes Kenmore's), so with a
+# model known the shopper's brand word only adds noise to a search.
+_BRAND = re.compile(
+    r"\b(whirlpool|ge|kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|amana|jenn-?air|"
+    r"electrolux|haier|admiral)\b",
     re.IGNORECASE,
 )
 _APPLIANCE_ONLY = re.compile(
@@ -264,6 +275,12 @@ class OfflineChatModel(BaseChatModel):
                 if not part_arg_of(part, unknown_part) and _NAMES_PARTS.search(previous_answer):
                     return _Plan(w.ASK_WHICH)
                 intent = "install"
+        if (
+            not this_turn_part
+            and THAT_ONE.match(text)
+            and len(set(_PS.findall(_previous_answer(messages, newest)))) > 1
+        ):
+            return _Plan(w.ASK_WHICH_LISTED)  # "ok that one" after a list of several
         if intent in (None, "details") and w.ASK_WHICH in _previous_answer(messages, newest):
             intent = "install"  # "the first one" answers "Which one?" about installing
         if intent is None:
@@ -281,8 +298,15 @@ class OfflineChatModel(BaseChatModel):
                 return _Plan(
                     calls=[("check_compatibility", {"partNumber": part_arg, "model": name})]
                 )
+            offered = re.findall(r"[A-Z0-9./-]{3,}", unknown_model.split("(", 1)[-1])
+            if intent == "diagnose" and (symptoms or appliance) and not offered:
+                # A model the catalog lacks, not a typo of one: the usual fixes for the
+                # appliance, and the answer says the model is not in the catalog.
+                diag: dict[str, Any] = {"symptoms": (symptoms or [text[:200]])[:10], "model": name}
+                if appliance:
+                    diag["appliance"] = appliance
+                return _Plan(calls=[("diagnose_repair", diag)])
             if intent in ("compat", "diagnose", None):
-                offered = re.findall(r"[A-Z0-9./-]{3,}", unknown_model.split("(", 1)[-1])
                 return _Plan(w.unknown_model(name, [s for s in offered if s != name]))
 
         if intent == "install":
@@ -302,7 +326,7 @@ class OfflineChatModel(BaseChatModel):
             if not model and not appliance:
                 return _Plan(w.ask_appliance())
             wanted = symptoms or [text[:200]]
-            diag: dict[str, Any] = {"symptoms": wanted[:10]}
+            diag = {"symptoms": wanted[:10]}
             if model:
                 diag["model"] = model
             elif appliance:
@@ -320,6 +344,20 @@ class OfflineChatModel(BaseChatModel):
             ):
                 # "actually the model is 10641124210" after a list: that search again
                 query = _search_query(_previous_user_text(messages, newest))
+            elif read == "search" and _value(ctx, CONTINUES_KEY) and not part_type_named(text):
+                # "actually make that 2533111530C, thats my moms fridge": the request it
+                # continues names the part
+                query = _job_query(messages, newest) or query
+            elif (
+                _OF_THOSE.search(text)
+                and not part_type_named(text)
+                and w.SEARCH_HEAD in _previous_answer(messages, newest)
+            ):
+                # "which of those goes on the bottom? the lower one" after a search's list:
+                # the same parts, narrowed
+                query = f"{_job_query(messages, newest)} {query}".strip()
+            if model:
+                query = " ".join(_BRAND.sub(" ", query).split())  # the model says the brand
             if query and not _APPLIANCE_ONLY.match(query):
                 search: dict[str, Any] = {"query": query, "limit": 5}
                 if model:
@@ -380,6 +418,7 @@ class OfflineChatModel(BaseChatModel):
 
 
 INTENT_KEY = "shopper intent (best guess)"
+CONTINUES_KEY = "continues the shopper's earlier request"
 _JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
 _CANNED = {
     "greeting": w.GREETING,
@@ -425,6 +464,16 @@ def _intent(text: str) -> str | None:
     ):
         return "search"
     return None
+
+
+def _job_query(messages: Sequence[BaseMessage], newest: HumanMessage) -> str:
+    """The search words of the latest of the shopper's three earlier messages that names
+    a part ("need the door gasket for …"), else empty."""
+    users = [m for m in messages if isinstance(m, HumanMessage) and m is not newest][-3:]
+    for m in reversed(users):
+        if part_type_named(m.text) and (query := _search_query(m.text)):
+            return query
+    return ""
 
 
 def _search_query(text: str) -> str:

@@ -38,6 +38,11 @@ INJECTION = (
 
 PRICE_CLAIM = "I can only quote prices and part numbers from our catalog, so here is what it says."
 
+SEARCH_HEAD = "Here's what I found"
+ASK_WHICH_LISTED = (
+    'Which one do you mean? Tell me its place in the list (for example "the second one") '
+    "or its part number."
+)
 ASK_WHICH = (
     'Sure! Which one? Tell me its place in the list (for example "the first one") or its '
     "part number."
@@ -102,6 +107,13 @@ def unknown_model(model: str, suggestions: list[str]) -> str:
     else:
         text += " Could you double-check it? " + MODEL_HINT
     return text
+
+
+def unknown_model_note(model: str, suggestions: list[str]) -> str:
+    text = f"I couldn't find model **{model}** in our catalog"
+    if suggestions:
+        text += " (did you mean " + " or ".join(f"**{s}**" for s in suggestions[:3]) + "?)"
+    return text + ", so these are the usual fixes whatever the model.\n"
 
 
 def _card_line(card: dict[str, Any], *, with_fit: bool = True) -> str:
@@ -290,7 +302,7 @@ def write_search(result: dict[str, Any]) -> str:
             f'I couldn\'t find parts matching "{result["query"]}"{where}. Could you describe it '
             "differently, or give me the part number?"
         )
-    head = "Here's what I found"
+    head = SEARCH_HEAD
     if result.get("model"):
         head += f" for your {result['model']}"
     lines = [head + ":"]
@@ -321,6 +333,10 @@ def write_diagnosis(result: dict[str, Any]) -> str:
         return text + "\n\nIf you know the part number, I can check it against your model."
     where = f"your {result['model']}" if result.get("model") else f"a {appliance}"
     lines = [f"For {label} on {where}, these parts are the usual fix, most likely first:"]
+    info = result.get("modelInfo") or {}
+    if info.get("model") and info.get("known") is False:
+        # "whirlpool WRS325SDHZ" the catalog lacks: the usual fixes for any such appliance
+        lines.insert(0, unknown_model_note(str(info["model"]), info.get("suggestions") or []))
     for i, c in enumerate(candidates[:5], 1):
         lines.append(f"{i}. {_card_line(c['part'])}: {c['reason']}")
     videos = [g["videoUrl"] for g in guides if g.get("videoUrl")]

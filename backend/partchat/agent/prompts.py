@@ -56,6 +56,8 @@ def context_block(state: AgentState) -> str:
         lines.append(f"- Unknown part number: {state.get('unknown_part')}")
     if state.get("intent"):
         lines.append(f"- Shopper intent (best guess): {state.get('intent')}")
+    if state.get("continues"):
+        lines.append("- Continues the shopper's earlier request: yes")
     return "\n".join(lines)
 
 

@@ -32,6 +32,9 @@ class AgentState(TypedDict, total=False):
     """A part number from this turn that the catalog does not know."""
     mentioned_part: str | None
     """The known part (PS number) this turn's message named, by PS or manufacturer number."""
+    continues: bool
+    """This turn's message answers or continues an earlier request (a model given late,
+    "actually make that 10641124210"): the job and its words are the earlier message's."""
     intent: str | None
     """What this turn's message asks for (``nlu``): a job (search, details, compat,
     diagnose, install), the job a bare answer continues, or greeting, thanks, orders,
@@ -55,6 +58,7 @@ def turn_input(context: Context) -> AgentState:
         model_suggestions=[],
         unknown_part=None,
         mentioned_part=None,
+        continues=False,
         intent=None,
         tool_rounds=0,
         tool_error_streak=0,

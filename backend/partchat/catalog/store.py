@@ -168,6 +168,9 @@ class Catalog:
         self._symptoms = symptoms
         self._guides = guides
         self._guide_types = guide_types
+        # symptom id -> the part types most often listed as fixing it (for symptoms no
+        # repair guide names: "Frost buildup")
+        self._listed_types: dict[str, list[str]] = {}
         self._install = install
         self._part_types = part_types
         self._stats: CatalogStats | None = None
@@ -188,10 +191,12 @@ class Catalog:
         try:
             loaded = await db.run(_load_indexes)
             shape = await db.run(_load_shape)
+            listed_types = await db.run(_load_listed_types)
         except BaseException:
             await db.close()
             raise
         catalog = cls(db, *loaded, cache_entries=cache_entries)
+        catalog._listed_types = listed_types
         if shape:
             catalog._number_pattern = re.compile(rf"\b(?:{shape})\b")
         return catalog
@@ -530,6 +535,33 @@ class Catalog:
                 if row[0] not in seen:
                     seen.add(row[0])
                     picked.append((row, why))
+        if not picked and info is not None:
+            picked = await self._by_listed_types(found, info, limit)
+        return picked
+
+    async def _by_listed_types(
+        self, found: list[Symptom], info: tuple[Any, ...], limit: int
+    ) -> list[tuple[Any, str]]:
+        """3. Nothing the model fits names a symptom no repair guide covers ("Frost buildup"
+        on a model whose defrost parts list other symptoms): the model's parts of the
+        types most often listed as fixing it."""
+        picked: list[tuple[Any, str]] = []
+        for sym in found:
+            types = (
+                [] if self._guide_types.get(sym["id"]) else self._listed_types.get(sym["id"], [])
+            )
+            if not types:
+                continue
+            by_type, _ = await self._symptom_candidates(sym, types, info, limit)
+            for ptype in types:
+                for row in by_type.get(ptype, [])[:1]:
+                    if len(picked) < limit and all(row[0] != p[0][0] for p in picked):
+                        picked.append(
+                            (
+                                row,
+                                f"a {ptype.lower()}, a kind of part listed as fixing *{sym['label']}*",
+                            )
+                        )
         return picked
 
     async def _symptom_candidates(
@@ -722,6 +754,20 @@ def _load_indexes(conn: LoopConnection) -> _Indexes:
         ).fetchall()
     }
     return models, symptoms, guides, guide_types, install, part_types
+
+
+def _load_listed_types(conn: LoopConnection) -> dict[str, list[str]]:
+    """symptom id -> the (up to 6) part types most often among the parts that list it."""
+    out: dict[str, list[str]] = {}
+    for sid, ptype, n in conn.execute(
+        "SELECT symptom_id, part_type, COUNT(*) AS n FROM part_symptoms "
+        "WHERE part_type IS NOT NULL GROUP BY symptom_id, part_type "
+        "ORDER BY symptom_id, n DESC, part_type"
+    ).fetchall():
+        types = out.setdefault(sid, [])
+        if n >= 2 and len(types) < 6:
+            types.append(ptype)
+    return out
 
 
 def _load_shape(conn: LoopConnection) -> str:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from .features import normalize, part_type_named
 from .model import Understanding
+from .rules import rule_intent
 
 # Intents that are not a job of their own: they continue or close one.
 ANSWER = "answer"
@@ -22,7 +24,12 @@ _JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
 # Intents a message that picks a listed part may be read as: naming a part reads like
 # a search ("damper control"), a symptom ("start relay") or a question about it.
 _PICKING = frozenset({ANSWER, "search", "details", "diagnose"})
-_OFFERED_INSTALL = re.compile(r"(installation steps|how to install)\b[^\n]*\?\s*$", re.IGNORECASE)
+# "Want the installation steps?" offers them; "details, a fit check or installation steps
+# for one of these?" offers a choice, which a "yes" does not make.
+_OFFERED_INSTALL = re.compile(
+    r"^(?![^\n]*\bor\b)[^\n]*(installation steps|how to install)\b[^\n]*\?\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 _INSTALL_WORDS = re.compile(
     r"\b(install\w*|replac\w*|swap\w*|fit it|put (it |this |that )?in|mount\w*|hook\w* up)\b",
     re.IGNORECASE,
@@ -92,9 +99,19 @@ _FILLER = frozenset(
 )
 
 
+@lru_cache(maxsize=256)
 def bare(text: str) -> bool:
-    """Only numbers and filler: "PS11753379", "it's WDT780SAEM1 i think"."""
+    """Only numbers and filler: "PS11753379", "it's WDT780SAEM1 i think". (Such a message
+    is short: a long one is not normalised to find out.)"""
+    if len(text.split()) > 12:
+        return False
     return all(w in _FILLER for w in normalize(text).split())
+
+
+def intent_of(text: str, understanding: Understanding) -> str:
+    """An earlier message's intent, read as the reading reads it (the rules, else the
+    classifier): "a bosch dishwasher" is an answer whatever the classifier guesses."""
+    return rule_intent(text) or understanding.score(text).intent
 
 
 def _previous_answer(messages: Sequence[BaseMessage]) -> str:
@@ -118,7 +135,7 @@ def pending_job(
     users = [i for i, m in enumerate(messages[:-1]) if isinstance(m, HumanMessage)]
     for i in reversed(users[-depth:]):
         text = messages[i].text
-        intent = understanding.score(text).intent
+        intent = intent_of(text, understanding)
         if is_answer(intent, text) or _gave_asked_part(messages[: i + 1]):
             continue  # an earlier answer to an earlier question: look further back
         return intent if intent in _JOBS else None
@@ -139,7 +156,7 @@ def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) 
     """The job of the shopper's latest earlier message that had one."""
     users = [m for m in messages[:-1] if isinstance(m, HumanMessage)]
     for m in reversed(users[-3:]):
-        intent = understanding.score(m.text).intent
+        intent = intent_of(m.text, understanding)
         if _ELLIPSIS.match(m.text) or is_answer(intent, m.text):
             continue  # it continued an earlier job itself
         if intent in _JOBS:
@@ -159,6 +176,8 @@ def resolve_intent(
     if not messages or not isinstance(messages[-1], HumanMessage):
         return intent
     text = messages[-1].text
+    if bare(text):
+        intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
     explicit = _INSTALL_WORDS.search(text) or _FIT_WORDS.search(text)
     elliptical = _ELLIPSIS.match(text) is not None
     if (
@@ -183,6 +202,8 @@ def resolve_intent(
         pending = previous_job(messages, understanding)
         if pending in ("compat", "install", "details"):
             return pending
+    if names_part and intent == "search" and not _AMONG.search(text):
+        return "details"  # "what about WH23X10028, the motor and drain pump": we have it
     if picked_part and intent in _PICKING:
         # "the second one", "damper control" after a list: that part, for the job the
         # message or the conversation names if it is about one part, else its details.

@@ -25,6 +25,11 @@ _NUMBER_CUE = re.compile(
     r"(number|no\.?|#)?\s*(is)?\s*:?\s*$",
     re.IGNORECASE,
 )
+_BRAND_CUE = re.compile(
+    r"\b(whirlpool|ge|kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|amana|jenn-?air|"
+    r"electrolux|haier|hotpoint|fridge|refrigerator|dishwasher|dw)\s*$",
+    re.IGNORECASE,
+)
 _PART_CUE = re.compile(r"\bpart\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
 
 # Shoppers' spellings too: "DW", "dishwaser", "refridgerator", "frig", "icebox".
@@ -134,10 +139,12 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
         if cued_part:
             unknown_parts.append(token)
             continue
-        # An unknown model-shaped token: letters and digits, or cued by "model".
+        # An unknown model-shaped token: letters and digits, or cued by "model"; with
+        # near matches, or after a brand or an appliance ("whirlpool WRS325SDHZ").
         if cued_model or (_HAS_ALPHA.search(token) and len(token) >= 6):
             lookup = await catalog.find_model(token)
-            if cued_model or lookup["suggestions"]:
+            branded = _BRAND_CUE.search(before) is not None
+            if cued_model or lookup["suggestions"] or (branded and _HAS_DIGIT.search(token)):
                 models.append(
                     ModelMention(
                         model=lookup["normalized"] or token,

@@ -470,6 +470,169 @@ CONVERSATIONS: dict[str, list[Step]] = {
             ctx={"productModel": MODEL},
         ),
     ],
+    # -- dialogue state: what was asked, what was listed, which job is in progress -------
+    "a-late-model-continues-the-diagnosis-after-a-brand-answer": [
+        Step(
+            "it won't start, nothing at all happens when i hit the start button",
+            calls=NO_TOOLS,
+            has=["**refrigerator** or a **dishwasher**"],
+        ),
+        Step(
+            "a bosch dishwasher",
+            calls=[
+                ("diagnose_repair", {"symptoms": ["Will not start"], "appliance": "dishwasher"})
+            ],
+        ),
+        Step(
+            "SHE3AR75UC",
+            calls=[("diagnose_repair", {"symptoms": ["Will not start"], "model": "SHE3AR75UC"})],
+            has=["fits your SHE3AR75UC"],
+        ),
+    ],
+    "a-bare-new-model-repeats-the-fit-check": [
+        Step("does PS11723171 fit 10641014100", has=["Yes!"]),
+        Step(
+            "ok and 1061068130640?",
+            calls=[("check_compatibility", {"partNumber": "PS11723171", "model": "1061068130640"})],
+        ),
+    ],
+    "a-new-model-for-a-search-searches-the-same-part": [
+        Step(
+            "need the door gasket for kenmore 10632853010",
+            calls=[("search_parts", {"query": "door gasket", "limit": 5, "model": "10632853010"})],
+        ),
+        Step(
+            "actually make that 2533111530C, thats my moms fridge",
+            calls=[("search_parts", {"query": "door gasket", "limit": 5, "model": "2533111530C"})],
+            has=["switched your model", "Fresh Food Door Gasket"],
+        ),
+    ],
+    "that-one-picks-the-only-listed-part": [
+        Step("My dishwasher WDT780SAEM1 is noisy", has=["For *Noisy* on your WDT780SAEM1"]),
+        Step(
+            "which one is the spray arm?",
+            calls=[("search_parts", {"query": "spray arm", "limit": 5, "model": MODEL})],
+            has=["fits your WDT780SAEM1"],
+        ),
+        Step(
+            "ok that one",
+            calls=[("get_part_details", {"partNumber": "PS11755592", "model": MODEL})],
+        ),
+    ],
+    "that-one-after-several-asks-which": [
+        Step("WDT780SAEM1 has water left at the bottom after washing", has=["*Not draining*"]),
+        Step("ok that one", calls=NO_TOOLS, has=["Which one do you mean?"]),
+        Step(
+            "the second one",
+            calls=[("get_part_details", {"partNumber": "PS11759673", "model": MODEL})],
+        ),
+    ],
+    "a-name-said-as-a-phrase-wins-over-the-first-listed": [
+        Step(
+            "fridge light's out, bulb is fine i swapped it. kenmore 10640263010",
+            has=["Door Light Switch", "Refrigerator Door Switch"],
+        ),
+        Step(
+            "the door switch",
+            calls=[("get_part_details", {"partNumber": "PS12728638", "model": "10640263010"})],
+        ),
+    ],
+    "a-part-named-among-other-words-is-the-one-to-install": [
+        Step("kenmore 10632862011 both the fridge and freezer are warm, nothing stays cold"),
+        Step(
+            "how much is the thermostat",
+            calls=[("get_part_details", {"partNumber": "PS11755844", "model": "10632862011"})],
+        ),
+        Step(
+            "ok ill do the fan first, how do i install that",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "PS11740359", "model": "10632862011"},
+                )
+            ],
+        ),
+    ],
+    "a-search-that-names-a-known-part-gives-its-details": [
+        Step("GE dishwashr model 405052, glasses come out cloudy with food stuck on them"),
+        Step(
+            "what about WH23X10028, the motor and drain pump. in stock?",
+            calls=[("get_part_details", {"partNumber": "PS1766031", "model": "405052"})],
+        ),
+    ],
+    "which-of-those-narrows-the-list": [
+        Step("do u guys have spray arms for dishwashers", has=["Here's what I found"]),
+        Step(
+            "which of those goes on the bottom? i need the lower one",
+            calls=[
+                (
+                    "search_parts",
+                    {
+                        "query": "spray arms goes bottom lower",
+                        "limit": 5,
+                        "appliance": "dishwasher",
+                    },
+                )
+            ],
+        ),
+    ],
+    "a-model-the-catalog-lacks-keeps-the-generic-diagnosis": [
+        Step(
+            "whirlpool WRS325SDHZ fridge is not cooling",
+            calls=[
+                (
+                    "diagnose_repair",
+                    {
+                        "symptoms": ["Fridge too warm"],
+                        "model": "WRS325SDHZ",
+                        "appliance": "refrigerator",
+                    },
+                )
+            ],
+            has=["couldn't find model **WRS325SDHZ**", "on a refrigerator", "usual fix"],
+            ctx={"productModel": None},
+        ),
+    ],
+    # the examples
+    "no-ice-then-its-a-model": [
+        Step("no ice coming out of my fridge", has=["For *Ice maker"]),
+        Step(
+            "it's a 10640262010", has=["on your 10640262010"], ctx={"productModel": "10640262010"}
+        ),
+    ],
+    "a-symptom-and-what-to-swap-is-a-diagnosis": [
+        Step(
+            "my dishwasher is leaking. what do I need to swap?",
+            calls=[("diagnose_repair", {"symptoms": ["Leaking"], "appliance": "dishwasher"})],
+        ),
+    ],
+    "frost-on-a-model-whose-defrost-parts-list-other-symptoms": [
+        Step(
+            "there's frost all over the back wall of my freezer, Kenmore 10640262010",
+            calls=[("diagnose_repair", {"symptoms": ["Frost buildup"], "model": "10640262010"})],
+            has=["Bi-Metal Defrost Thermostat", "fits your 10640262010", "listed as fixing"],
+            lacks=["found no listed parts"],
+        ),
+    ],
+    "water-left-at-the-bottom-is-not-draining": [
+        Step(
+            "WDT780SAEM1 has water left at the bottom after washing",
+            calls=[("diagnose_repair", {"symptoms": ["Not draining"], "model": MODEL})],
+        ),
+    ],
+    "a-fridge-that-feels-warm": [
+        Step(
+            "Kenmore 10640262010 fridge feels warm inside",
+            calls=[("diagnose_repair", {"symptoms": ["Fridge too warm"], "model": "10640262010"})],
+        ),
+    ],
+    "a-part-in-the-mail-is-installed-not-fit-checked": [
+        Step(
+            "got PS3406971 in the mail, how do I fit it?",
+            calls=[("get_installation_instructions", {"partNumber": RACK_WHEEL})],
+            has=["**Steps**"],
+        ),
+    ],
     # -- small talk and scope -----------------------------------------------------------
     "greeting": [Step("Hello!", calls=NO_TOOLS, has=["Hi!", "refrigerator and dishwasher"])],
     "thanks": [Step("thank you so much", calls=NO_TOOLS, has=["You're welcome"])],
