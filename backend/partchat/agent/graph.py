@@ -12,6 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
 
 from partchat.agent.extract import make_extract_node
 from partchat.agent.prompts import system_prompt
@@ -53,7 +54,10 @@ def build_graph(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     bound = chat_model.bind_tools(toolbox.openai_tools())
 
-    async def llm(state: AgentState, config: RunnableConfig) -> AgentState:
+    # The llm and tools nodes name the next node themselves (``Command``) rather than
+    # through conditional edges: a routing function is one more runnable per step
+    # reading the whole state (docs/performance.md, d-graph-routing).
+    async def llm(state: AgentState, config: RunnableConfig) -> Command[str]:
         wrap_up = state.get("tool_rounds", 0) >= max_tool_rounds
         prompt = SystemMessage(system_prompt(state, wrap_up=wrap_up))
         model = chat_model if wrap_up else bound
@@ -66,9 +70,12 @@ def build_graph(
         update = AgentState(messages=[cast(AIMessage, response)])
         if wrap_up:
             update["finish_reason"] = "length"
-        return update
+        calls = isinstance(response, AIMessage) and (
+            response.tool_calls or response.invalid_tool_calls
+        )
+        return Command(update=update, goto="tools" if calls and not wrap_up else END)
 
-    async def tools(state: AgentState) -> AgentState:
+    async def tools(state: AgentState) -> Command[str]:
         last = state["messages"][-1]
         assert isinstance(last, AIMessage)
         calls = list(last.tool_calls)
@@ -110,35 +117,22 @@ def build_graph(
                     response_metadata={DURATION_KEY: 0.0, ARGUMENTS_KEY: bad.get("args")},
                 )
             )
-        return AgentState(
+        update = AgentState(
             messages=list(messages),
             tool_rounds=state.get("tool_rounds", 0) + 1,
             tool_error_streak=streak,
         )
+        return Command(update=update, goto="give_up" if streak >= max_tool_failures else "llm")
 
     async def give_up(state: AgentState) -> AgentState:
         return AgentState(messages=[AIMessage(content=APOLOGY)], finish_reason="error")
 
-    # Routing functions are async: LangGraph runs a sync one in a thread pool.
-    async def after_llm(state: AgentState) -> str:
-        last = state["messages"][-1]
-        if isinstance(last, AIMessage) and (last.tool_calls or last.invalid_tool_calls):
-            if state.get("finish_reason") == "length":
-                return END
-            return "tools"
-        return END
-
-    async def after_tools(state: AgentState) -> str:
-        return "give_up" if state.get("tool_error_streak", 0) >= max_tool_failures else "llm"
-
     builder = StateGraph(AgentState)
     builder.add_node("extract", make_extract_node(catalog, understanding))
-    builder.add_node("llm", llm)
-    builder.add_node("tools", tools)
+    builder.add_node("llm", llm, destinations=("tools", END))
+    builder.add_node("tools", tools, destinations=("llm", "give_up"))
     builder.add_node("give_up", give_up)
     builder.add_edge(START, "extract")
     builder.add_edge("extract", "llm")
-    builder.add_conditional_edges("llm", after_llm, ["tools", END])
-    builder.add_conditional_edges("tools", after_tools, ["llm", "give_up"])
     builder.add_edge("give_up", END)
     return builder.compile()

@@ -12,11 +12,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from partchat.protocol.frames import HistoryMessage, TurnEvent, encode
 from partchat.protocol.shapes import Context
 from partchat.store import ToolCallRecord, TurnRecord
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
 
 REPLAY_TTL_S = 120.0  # default: how long a finished turn's events stay replayable
 HISTORY_FOR_READY = 50  # messages sent to a (re)connecting client
@@ -82,6 +85,9 @@ class Hub:
     # relays the ``elsewhere`` turn into this hub (``partchat.turns.relay``).
     mirror: Callable[[str, int, str], None] | None = None
     relay: asyncio.Task[None] | None = None
+    # The LangChain messages of the last turn's history window, kept for the next turn:
+    # (role, id) -> (text, message); building them was a pydantic model per message.
+    lc_history: dict[tuple[str, str], tuple[str, BaseMessage]] = field(default_factory=dict)
 
     def publish(self, event: TurnEvent | dict[str, Any], turn_id: str) -> int:
         """Give the event the next seq, encode it once, buffer it, fan it out."""

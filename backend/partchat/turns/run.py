@@ -62,12 +62,7 @@ class TurnRunner:
                 raise asyncio.CancelledError
             ticket = await self.gate.admit()
             run.admitted = step_started = time.perf_counter()
-            # Ids set here, unique within the turn: LangGraph's add_messages would give
-            # each one a uuid4 (os.urandom) on every turn.
-            messages: list[BaseMessage] = [
-                _to_lc(m, f"history-{i}")
-                for i, m in enumerate(hub.history[-HISTORY_FOR_LLM - 1 : -1])
-            ]
+            messages = _lc_history(hub, hub.history[-HISTORY_FOR_LLM - 1 : -1])
             messages.append(HumanMessage(content=text, id="current"))
             state = {**turn_input(hub.context), "messages": messages}
             config = with_text_sink(None, self._text_sink(hub, run))
@@ -273,6 +268,25 @@ class TurnRunner:
 
 def _ms(seconds: float) -> float:
     return round(seconds * 1000, 1)
+
+
+def _lc_history(hub: Hub, window: list[HistoryMessage]) -> list[BaseMessage]:
+    """The window as LangChain messages, reusing the hub's from the last turn.
+
+    Ids are set here, unique within the session: LangGraph's add_messages would give
+    each message a uuid4 (os.urandom) on every turn."""
+    cached = hub.lc_history
+    kept: dict[tuple[str, str], tuple[str, BaseMessage]] = {}
+    messages: list[BaseMessage] = []
+    for m in window:
+        key = (m["role"], m["id"])
+        entry = cached.get(key)
+        if entry is None or entry[0] != m["text"]:
+            entry = (m["text"], _to_lc(m, f"history-{key[0]}-{key[1]}"))
+        kept[key] = entry
+        messages.append(entry[1])
+    hub.lc_history = kept
+    return messages
 
 
 def _to_lc(m: HistoryMessage, message_id: str) -> BaseMessage:
