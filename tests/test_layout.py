@@ -5,14 +5,18 @@ support, never the benchmarks (whose own tests may import the benchmark they tes
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
-
-from importlinter.cli import lint_imports
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 PACKAGE = ROOT / "backend" / "partchat"
+LINT_IMPORTS = (
+    "import sys; from importlinter.cli import lint_imports; "
+    "sys.exit(lint_imports(config_filename=sys.argv[1], no_cache=True, no_logo=True))"
+)
 BENCH_SUBJECTS = ("bench/", "unit/bench/", "unit/toolbox/test_bench_smoke.py")
 
 
@@ -44,9 +48,18 @@ def test_no_test_imports_the_benchmarks() -> None:
 
 
 def test_imports_point_down_the_layers() -> None:
-    """An upward import or a cycle breaks a contract; the report names the import."""
-    config = str(ROOT / "pyproject.toml")
-    assert lint_imports(config_filename=config, no_cache=True, no_logo=True) == 0
+    """An upward import or a cycle breaks a contract; the report names the import.
+
+    In a child process: import-linter configures logging with ``dictConfig``, which
+    disables every logger already made (the app's, in this test process)."""
+    run = subprocess.run(
+        [sys.executable, "-c", LINT_IMPORTS, str(ROOT / "pyproject.toml")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
 
 
 def test_every_module_of_the_package_root_has_a_layer() -> None:
