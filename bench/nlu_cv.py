@@ -38,10 +38,11 @@ from partchat.nlu.reading import TUNING, Tuning  # noqa: E402
 from partchat.nlu.train import SECOND_THRESHOLD, SYMPTOM_C, train  # noqa: E402
 
 _NUMBERED = re.compile(r"(.*?)(\d+)$")
-GRID: list[dict[str, list[float]]] = [
+GRID: list[dict[str, list[Any]]] = [
     {"some_diagnose": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]},
-    {"second": [0.3, 0.4, 0.5], "some_elsewhere": [0.3, 0.5, 0.7]},
+    {"second_own_clause": [False, True], "second": [0.3, 0.4, 0.5]},
     {"match_floor": [0.1, 0.15, 0.25], "clause_sure": [0.7, 0.8, 0.9]},
+    {"some_elsewhere": [0.3, 0.5, 0.7]},
     {"some_answer": [0.6, 0.8, 0.9]},
 ]
 
@@ -74,7 +75,7 @@ def folds(db: Path, k: int, symptom_c: float) -> list[tuple[dict[str, Any], list
 async def cv_report(
     catalog: Catalog,
     trained: list[tuple[dict[str, Any], list[corpus.Labelled]]],
-    s: dict[str, float],
+    s: dict[str, Any],
 ) -> Report:
     tuning = Tuning(**{k: v for k, v in s.items() if k != "second"})
     total = Report()
@@ -88,10 +89,10 @@ async def cv_report(
 
 async def search(
     db: Path, trained: list[tuple[dict[str, Any], list[corpus.Labelled]]]
-) -> dict[str, float]:
+) -> dict[str, Any]:
     catalog = await Catalog.open(db)
     try:
-        best: dict[str, float] = {**dataclasses.asdict(TUNING), "second": SECOND_THRESHOLD}
+        best: dict[str, Any] = {**dataclasses.asdict(TUNING), "second": SECOND_THRESHOLD}
         for stage in GRID:
             scored = []
             for values in itertools.product(*stage.values()):
@@ -122,7 +123,7 @@ def main() -> int:
 
 
 async def _final(
-    db: Path, trained: list[tuple[dict[str, Any], list[corpus.Labelled]]], s: dict[str, float]
+    db: Path, trained: list[tuple[dict[str, Any], list[corpus.Labelled]]], s: dict[str, Any]
 ) -> Report:
     catalog = await Catalog.open(db)
     try:

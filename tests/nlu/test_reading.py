@@ -145,3 +145,27 @@ async def test_asking_whether_the_store_has_a_kind_of_part_is_a_search(
     catalog: Catalog, understanding: Understanding, text: str, intent: str
 ) -> None:
     assert (await read(text, catalog, understanding)).intent == intent
+
+
+async def test_a_part_and_a_model_with_yes_or_no_asks_whether_it_fits(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    reading = await read("PS11752778 for 10640262010 yes or no", catalog, understanding)
+    assert reading.intent == "compat"
+
+
+@pytest.mark.parametrize(
+    ("text", "symptoms"),
+    [
+        # one phrase the classifier splits between two slugs names one symptom
+        ("whirlpool fridge too cold even at the warmest setting",
+         {"refrigerator/fridge-too-cold"}),
+        # two symptoms stated apart are both read
+        ("the dishwasher won't drain, and the dishes come out wet",
+         {"dishwasher/not-draining", "dishwasher/not-drying-dishes-properly"}),
+    ],
+)  # fmt: skip
+async def test_a_second_symptom_needs_a_clause_that_puts_it_first(
+    catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
+) -> None:
+    assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms

@@ -41,6 +41,11 @@ class Tuning:
     much (given there is one)."""
     clause_sure: float = 0.8
     """A clause's own symptom counts when the clause surely has one, and surely this one."""
+    second_own_clause: bool = True
+    """The classifier's second slug counts only where a clause of the message, read
+    alone, has it first: two symptoms are stated apart ("not draining, and loud"), while
+    one phrase the classifier cannot place ("too cold even on setting 1": the fridge's or
+    the freezer's?) splits its probability between two slugs without naming both."""
 
     def some(self, intent: str) -> float:
         return {"diagnose": self.some_diagnose, ANSWER: self.some_answer}.get(
@@ -57,8 +62,8 @@ _CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
 _PART_FOR_MODEL = re.compile(
     r"^(is|does|do|will|would|can|could|should)\b.*\bpsnum\b.*"
     r"\b(for|with|in|on)( (a|an|my|the|our))?( \w+)? modelnum\b|"
-    # "PS8728266 handle for bosch SHE43F12UC, fits?"
-    r"(?=.*\bpsnum\b)(?=.*\bmodelnum\b).*\b(fits?|compatible)\b"
+    # "PS8728266 handle for bosch SHE43F12UC, fits?", "PS… for MODEL yes or no"
+    r"(?=.*\bpsnum\b)(?=.*\bmodelnum\b).*\b(fits?|compatible|yes or no|y n)\b"
 )
 
 
@@ -123,6 +128,8 @@ async def read(
         # suggests is not one.
         kept = understanding.score(complaint).slugs
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in kept]
+    if len(slugs) > 1 and tuning.second_own_clause:
+        slugs = [g for i, g in enumerate(slugs) if i == 0 or g in _clause_tops(text, understanding)]
     if intent in _SYMPTOM_INTENTS and sure:
         slugs += _clause_slugs(text, understanding, slugs, tuning.clause_sure)
         learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in slugs) if s]
@@ -170,6 +177,14 @@ def _clause_slugs(
         if cs.symptom_odds[top] >= sure and top not in have and top not in out:
             out.append(top)
     return out
+
+
+def _clause_tops(text: str, understanding: Understanding) -> set[str]:
+    """The slug each clause of a message of several clauses has first, read alone."""
+    clauses = [c for c in _CLAUSES.split(text) if c.strip()]
+    if len(clauses) < 2:
+        return set()
+    return {cs.slugs[0] for c in clauses if (cs := understanding.score(c)).slugs}
 
 
 def _symptom_for(slug: str, appliance: Appliance | None, symptoms: list[Symptom]) -> str | None:
