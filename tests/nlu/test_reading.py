@@ -169,3 +169,18 @@ async def test_a_second_symptom_needs_a_clause_that_puts_it_first(
     catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
 ) -> None:
     assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("steps to put a new door latch on my dishwasher?", "install"),
+        ("does PS11752778 fit 10640262010, my ice maker is not making ice", "compat"),
+    ],
+)
+async def test_an_install_or_a_fit_check_has_no_symptom(
+    catalog: Catalog, understanding: Understanding, text: str, intent: str
+) -> None:
+    reading = await read(text, catalog, understanding)
+    assert reading.intent == intent
+    assert reading.symptom_ids == []

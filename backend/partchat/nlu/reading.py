@@ -19,9 +19,11 @@ from .features import normalize, part_type_named, without_fine_clauses
 from .model import Understanding
 from .rules import AVAILABILITY, rule_intent
 
-# Intents whose messages can describe a symptom; elsewhere a symptom word is incidental
-# ("a door gasket for my leaking fridge" still searches, but records the symptom).
-_SYMPTOM_INTENTS = frozenset({"diagnose", "search", "answer", "install", "details", "compat"})
+# Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
+# still searches, but records the symptom). Elsewhere a symptom word names the part ("how
+# do I swap the door latch", "does the heating element fit"): no install, part details or
+# fit check message of the train split has a symptom.
+_SYMPTOM_INTENTS = frozenset({"diagnose", "search", "answer"})
 
 
 @dataclass(frozen=True)
