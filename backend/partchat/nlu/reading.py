@@ -124,16 +124,19 @@ async def read(
     # The classifier's symptoms count when it is this sure that there is one at all.
     sure = 1.0 - scores.no_symptom >= tuning.some(intent)
     slugs = list(scores.slugs)
-    complaint = without_fine_clauses(text) if len(slugs) > 1 else None
-    if complaint is not None:
+    # The message without its clauses that say all is fine ("but the freezer is fine"):
+    # those state no symptom of their own.
+    complaint = without_fine_clauses(text)
+    if complaint is not None and len(slugs) > 1:
         # "warm up top, but the freezer is fine": a second symptom only the fine clause
         # suggests is not one.
         kept = understanding.score(complaint).slugs
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in kept]
     if len(slugs) > 1 and tuning.second_own_clause:
-        slugs = [g for i, g in enumerate(slugs) if i == 0 or g in _clause_tops(text, understanding)]
+        tops = _clause_tops(complaint or text, understanding)
+        slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
     if intent in _SYMPTOM_INTENTS and sure:
-        slugs += _clause_slugs(text, understanding, slugs, tuning.clause_sure)
+        slugs += _clause_slugs(complaint or text, understanding, slugs, tuning.clause_sure)
         learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in slugs) if s]
     if appliance is None:
         # No appliance said: the symptoms' own appliance, when they agree on one
