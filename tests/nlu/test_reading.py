@@ -7,7 +7,7 @@ import pytest
 
 from partchat.catalog import Catalog
 from partchat.nlu.model import Understanding
-from partchat.nlu.reading import read
+from partchat.nlu.reading import Tuning, read
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -107,3 +107,80 @@ async def test_an_unsure_out_of_scope_that_names_a_part_of_ours_is_a_search(
     assert (await read(text, catalog, understanding)).intent == "search"
     text = "unrelated but can you recommend a good stand mixer?"
     assert (await read(text, catalog, understanding)).intent == "out_of_scope"
+
+
+@pytest.mark.parametrize(
+    "text", ["black gunk around the ice chute", "the dishwasher rack is rusting",
+             "my fridge door handle is loose"],
+)  # fmt: skip
+async def test_a_problem_the_catalog_has_no_symptom_for_reads_as_none(
+    catalog: Catalog, understanding: Understanding, text: str
+) -> None:
+    """A problem description's symptoms count only when the classifier is fairly sure
+    there is one (``Tuning.some_diagnose``): the nearest symptom is not a guess."""
+    reading = await read(text, catalog, understanding)
+    assert reading.intent == "diagnose"
+    assert reading.symptom_ids == []
+
+
+async def test_the_threshold_for_some_symptom_is_the_tunings(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    text = "black gunk around the ice chute"
+    lax = await read(text, catalog, understanding, tuning=Tuning(some_diagnose=0.1))
+    assert lax.symptom_ids != []
+    assert (await read(text, catalog, understanding)).symptom_ids == []
+    plain = await read("the fridge is warm inside", catalog, understanding)
+    assert plain.symptom_ids == ["refrigerator/fridge-too-warm"]
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("do you guys stock drain hoses? mine is leaking under the dishwasher", "search"),
+        ("do you have PS11752778 in stock", "details"),
+    ],
+)
+async def test_asking_whether_the_store_has_a_kind_of_part_is_a_search(
+    catalog: Catalog, understanding: Understanding, text: str, intent: str
+) -> None:
+    assert (await read(text, catalog, understanding)).intent == intent
+
+
+async def test_a_part_and_a_model_with_yes_or_no_asks_whether_it_fits(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    reading = await read("PS11752778 for 10640262010 yes or no", catalog, understanding)
+    assert reading.intent == "compat"
+
+
+@pytest.mark.parametrize(
+    ("text", "symptoms"),
+    [
+        # one phrase the classifier splits between two slugs names one symptom
+        ("whirlpool fridge too cold even at the warmest setting",
+         {"refrigerator/fridge-too-cold"}),
+        # two symptoms stated apart are both read
+        ("the dishwasher won't drain, and the dishes come out wet",
+         {"dishwasher/not-draining", "dishwasher/not-drying-dishes-properly"}),
+    ],
+)  # fmt: skip
+async def test_a_second_symptom_needs_a_clause_that_puts_it_first(
+    catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
+) -> None:
+    assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("steps to put a new door latch on my dishwasher?", "install"),
+        ("does PS11752778 fit 10640262010, my ice maker is not making ice", "compat"),
+    ],
+)
+async def test_an_install_or_a_fit_check_has_no_symptom(
+    catalog: Catalog, understanding: Understanding, text: str, intent: str
+) -> None:
+    reading = await read(text, catalog, understanding)
+    assert reading.intent == intent
+    assert reading.symptom_ids == []

@@ -14,7 +14,7 @@ from partchat.catalog.types import Appliance, CatalogReader
 
 from .corpus import Labelled
 from .model import Understanding
-from .reading import read
+from .reading import TUNING, Tuning, read
 
 
 @dataclass
@@ -32,8 +32,11 @@ async def read_labelled(
     understanding: Understanding,
     *,
     context_appliance: Appliance | None = None,
+    tuning: Tuning = TUNING,
 ) -> Actual:
-    r = await read(item["text"], catalog, understanding, context_appliance=context_appliance)
+    r = await read(
+        item["text"], catalog, understanding, context_appliance=context_appliance, tuning=tuning
+    )
     return Actual(
         intent=r.intent,
         symptoms=r.symptom_ids,
@@ -119,11 +122,15 @@ class Report:
 
 
 async def evaluate(
-    items: Iterable[Labelled], catalog: CatalogReader, understanding: Understanding
+    items: Iterable[Labelled],
+    catalog: CatalogReader,
+    understanding: Understanding,
+    *,
+    tuning: Tuning = TUNING,
 ) -> Report:
     report = Report()
     for item in items:
-        report.add(item, await read_labelled(item, catalog, understanding))
+        report.add(item, await read_labelled(item, catalog, understanding, tuning=tuning))
     return report
 
 

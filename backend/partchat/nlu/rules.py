@@ -161,6 +161,12 @@ _REPLY_WORDS = frozenset(
 SEARCH_COMMAND = re.compile(
     r"^\s*(please\s+|pls\s+)?(find(?!\s+out)|search|look\s*up)\b", re.IGNORECASE
 )
+# "do you have drain pumps?", "do u guys carry door bins": whether the store has a kind of
+# part (with a part type named, and no part number: "do you have PS… in stock" is details).
+AVAILABILITY = re.compile(
+    r"\b(do|does|would|will) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock)\b",
+    re.IGNORECASE,
+)
 _INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\b", re.IGNORECASE)
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 

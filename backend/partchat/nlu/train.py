@@ -14,9 +14,9 @@ from typing import Any
 
 from .features import FEATURES_VERSION, features
 
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 INTENT_C = 30.0
-SYMPTOM_C = 10.0
+SYMPTOM_C = 30.0
 SYMPTOM_THRESHOLD = 0.2
 MIN_DF = 2
 INTENT_WEIGHT: str | None = None

@@ -1,0 +1,136 @@
+"""Choose the reading's thresholds by grouped k-fold cross-validation on the TRAIN split.
+
+    .venv/bin/python bench/nlu_cv.py --catalog var/catalog.db          # thresholds
+    .venv/bin/python bench/nlu_cv.py --catalog var/catalog.db --symptom-c 3 10 30
+
+Each fold trains the classifiers on the other folds (plus the dialogues' turns and the
+catalog's symptom phrasings, which are never held out) and reads its own messages with
+each setting of ``reading.Tuning`` and the model's second-slug threshold; a coordinate
+search keeps the setting with the best symptom F1 over all held-out messages. Folds are
+groups of ten consecutive ids: the corpus was written in runs of paraphrases, and a
+paraphrase on each side of a split would reward trusting the classifier. Dev and test
+are not read: dev stays the check of what this chooses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import hashlib
+import itertools
+import re
+import sqlite3
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from partchat.catalog import Catalog  # noqa: E402
+from partchat.nlu import corpus  # noqa: E402
+from partchat.nlu import store as nlu_store  # noqa: E402
+from partchat.nlu.evaluate import Report, evaluate  # noqa: E402
+from partchat.nlu.model import Understanding  # noqa: E402
+from partchat.nlu.reading import TUNING, Tuning  # noqa: E402
+from partchat.nlu.train import SECOND_THRESHOLD, SYMPTOM_C, train  # noqa: E402
+
+_NUMBERED = re.compile(r"(.*?)(\d+)$")
+GRID: list[dict[str, list[Any]]] = [
+    {"some_diagnose": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]},
+    {"second_own_clause": [False, True], "second": [0.3, 0.4, 0.5]},
+    {"match_floor": [0.1, 0.15, 0.25], "clause_sure": [0.7, 0.8, 0.9]},
+    {"some_elsewhere": [0.3, 0.5, 0.7]},
+    {"some_answer": [0.6, 0.8, 0.9]},
+]
+
+
+def fold_of(item_id: str, k: int) -> int:
+    """The fold of an id: its run of ten (``tr-sd-0012`` → ``tr-sd-1``), hashed."""
+    m = _NUMBERED.match(item_id)
+    group = f"{m.group(1)}{int(m.group(2)) // 10}" if m else item_id
+    return int(hashlib.sha256(group.encode()).hexdigest()[:8], 16) % k
+
+
+def folds(db: Path, k: int, symptom_c: float) -> list[tuple[dict[str, Any], list[corpus.Labelled]]]:
+    conn = sqlite3.connect(db)
+    try:
+        examples = nlu_store.examples(conn)
+    finally:
+        conn.close()
+    messages = corpus.messages("train")
+    n = len(messages)  # examples() lists the messages first, in corpus order
+    out = []
+    for f in range(k):
+        kept = [e for i, e in enumerate(examples) if i >= n or fold_of(messages[i]["id"], k) != f]
+        held = [m for m in messages if fold_of(m["id"], k) == f]
+        t0 = time.perf_counter()
+        out.append((train(kept, symptom_c=symptom_c), held))
+        print(f"  fold {f}: {len(held)} held out, trained in {time.perf_counter() - t0:.0f} s")
+    return out
+
+
+async def cv_report(
+    catalog: Catalog,
+    trained: list[tuple[dict[str, Any], list[corpus.Labelled]]],
+    s: dict[str, Any],
+) -> Report:
+    tuning = Tuning(**{k: v for k, v in s.items() if k != "second"})
+    total = Report()
+    for data, held in trained:
+        u = Understanding({**data, "second_threshold": s["second"]})
+        r = await evaluate(held, catalog, u, tuning=tuning)
+        for name in ("n", "intent_right", "numbers_right", "appliance_right", "tp", "fp", "fn"):
+            setattr(total, name, getattr(total, name) + getattr(r, name))
+    return total
+
+
+async def search(
+    db: Path, trained: list[tuple[dict[str, Any], list[corpus.Labelled]]]
+) -> dict[str, Any]:
+    catalog = await Catalog.open(db)
+    try:
+        best: dict[str, Any] = {**dataclasses.asdict(TUNING), "second": SECOND_THRESHOLD}
+        for stage in GRID:
+            scored = []
+            for values in itertools.product(*stage.values()):
+                s = {**best, **dict(zip(stage, values, strict=True))}
+                r = await cv_report(catalog, trained, s)
+                scored.append((r.symptom_f1, r.intent_accuracy, s))
+                shown = ", ".join(f"{k} {v}" for k, v in zip(stage, values, strict=True))
+                print(f"  {shown}: symptom F1 {r.symptom_f1:.4f} (fp {r.fp}, fn {r.fn})")
+            best = max(scored, key=lambda x: (x[0], x[1]))[2]
+        return best
+    finally:
+        await catalog.close()
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--catalog", type=Path, required=True, help="a built catalog.db")
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--symptom-c", type=float, nargs="+", default=[SYMPTOM_C])
+    ns = p.parse_args()
+    for c in ns.symptom_c:
+        print(f"symptom C {c}:")
+        trained = folds(ns.catalog, ns.folds, c)
+        best = asyncio.run(search(ns.catalog, trained))
+        r = asyncio.run(_final(ns.catalog, trained, best))
+        print(f"symptom C {c}: best {best}: CV symptom F1 {r.symptom_f1:.4f}")
+    return 0
+
+
+async def _final(
+    db: Path, trained: list[tuple[dict[str, Any], list[corpus.Labelled]]], s: dict[str, Any]
+) -> Report:
+    catalog = await Catalog.open(db)
+    try:
+        return await cv_report(catalog, trained, s)
+    finally:
+        await catalog.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
