@@ -33,8 +33,9 @@ Errors
     disk full) becomes :class:`StorageUnavailable` with a short message that is safe to
     show a client; the transaction is rolled back first.
 
-Schema versions are tracked with ``PRAGMA user_version``; :data:`~partchat.store.sqlite.schema.MIGRATIONS` holds one
-tuple of statements per version and :meth:`SqliteStore.open` applies the missing ones.
+Schema versions are tracked with ``PRAGMA user_version``;
+:data:`~partchat.store.sqlite.schema.MIGRATIONS` holds one tuple of statements per
+version and :meth:`SqliteStore.open` applies the missing ones.
 
 Modules: ``schema`` (the DDL per version), ``connection`` (open, migrate, close, the
 read and write units), ``sessions`` (session rows, feedback, retention), ``turns`` (a

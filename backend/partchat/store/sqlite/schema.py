@@ -69,7 +69,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # version 3: a session's version, moved by every write that changes what a hub holds
     # (its row's context and seqs, its turns, its messages), so a process can tell whether
     # another one wrote *this* session since it read it. Triggers, so no write forgets;
-    # each adds exactly one per written row, which the store relies on (_moved).
+    # each adds exactly one per written row, which the store relies on (``version_after``).
     (
         "ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
         *(
