@@ -1,7 +1,7 @@
 """SQLite on the event loop, with a thread for what would block it: the catalog's reads.
 
-Only :mod:`partchat.catalog.store` uses this (the session store is on aiosqlite, see
-:mod:`partchat.store.sqlite`). It remains because of a measured need: a catalog lookup
+Only the catalog's query layer (:mod:`partchat.catalog.store_core`) uses this (the
+session store is on aiosqlite, see :mod:`partchat.store.sqlite`). It remains because of a measured need: a catalog lookup
 by key takes microseconds, and a thread hop per query (aiosqlite's way) costs more than
 the query — every hop hands the GIL between the event loop and a database thread, and
 with the loop busy each hand-over is several ``futex`` calls, context switches and up

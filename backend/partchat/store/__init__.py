@@ -5,8 +5,9 @@ run them, behind one typed interface.
 * :mod:`~partchat.store.protocol` — :class:`SessionStore`, the interface the turn
   engine, the worker registry, the HTTP API and the CLI use, and its contract;
 * :mod:`~partchat.store.sqlite` — the SQLite backend (``sessions.db`` in the data
-  directory), the default;
-* :mod:`~partchat.store.postgres` — the PostgreSQL backend, for several servers.
+  directory), the default, a package of one module per concern;
+* :mod:`~partchat.store.postgres` — the PostgreSQL backend, for several servers, split
+  the same way.
 
 :func:`open_store` chooses the backend from the settings: ``PARTCHAT_DATABASE_URL``
 unset means SQLite, a ``postgresql://`` (or ``postgres://``) URL means PostgreSQL.

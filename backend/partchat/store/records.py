@@ -210,6 +210,14 @@ def load_context(raw: str | None) -> Context:
     return context
 
 
+# The columns the ``*_from_row`` readers expect, in order (both backends select them).
+SESSION_COLUMNS = "id, created_at, updated_at, context, last_seq, seq_reserved, version"
+TURN_COLUMNS = (
+    "id, session_id, client_message_id, status, finish_reason, started_at, ended_at, timings, owner"
+)
+WORKER_COLUMNS = "boot_id, pid, host, started_at, heartbeat_at"
+
+
 def session_from_row(row: Sequence[Any]) -> SessionRecord:
     return SessionRecord(
         id=row[0],

@@ -19,7 +19,8 @@ import pytest
 from partchat.ops.metrics import Metrics
 from partchat.ops.workers import WorkerRegistry, new_boot_id
 from partchat.store import TurnRunningElsewhere, WorkerRecord, empty_context
-from partchat.store.sqlite import _MIGRATIONS, SCHEMA_VERSION, SqliteStore
+from partchat.store.sqlite import MIGRATIONS as SQLITE_MIGRATIONS
+from partchat.store.sqlite import SCHEMA_VERSION, SqliteStore
 from partchat.turns.engine import TurnEngine
 from tests.support.stores import Backend, Store
 
@@ -94,7 +95,7 @@ async def finish(store: Store, turn_id: str, last_seq: int) -> str:
 
 async def test_a_version_1_database_migrates_and_keeps_its_turns(db_path: Path) -> None:
     with sqlite3.connect(db_path) as conn:
-        for statement in _MIGRATIONS[0]:
+        for statement in SQLITE_MIGRATIONS[0]:
             conn.execute(statement)
         conn.execute("PRAGMA user_version = 1")
         conn.execute(

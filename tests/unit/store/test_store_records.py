@@ -25,7 +25,8 @@ from partchat.store import (
 )
 from partchat.store.postgres import MIGRATIONS, PostgresStore
 from partchat.store.postgres import SCHEMA_VERSION as PG_SCHEMA_VERSION
-from partchat.store.sqlite import _MIGRATIONS, SCHEMA_VERSION, SqliteStore
+from partchat.store.sqlite import MIGRATIONS as SQLITE_MIGRATIONS
+from partchat.store.sqlite import SCHEMA_VERSION, SqliteStore
 from tests.support.stores import Backend, PostgresBackend, Store
 
 DAY = 86400.0
@@ -353,7 +354,7 @@ async def test_purge_removes_tool_calls_and_feedback(
 async def test_a_version_3_sqlite_database_migrates_and_keeps_its_turns(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
     with sqlite3.connect(path) as conn:
-        for statements in _MIGRATIONS[:3]:
+        for statements in SQLITE_MIGRATIONS[:3]:
             for statement in statements:
                 conn.execute(statement)
         conn.execute("PRAGMA user_version = 3")
