@@ -13,6 +13,7 @@ import re
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -40,6 +41,7 @@ from .types import (
     SearchHit,
     Symptom,
 )
+from .vocab import APPLIANCE_NAMES, appliance_stems, appliance_words
 
 PART_COLS = (
     "p.id, p.ps_number, p.mfr_number, p.name, p.brand, p.part_type, p.appliances, "
@@ -89,14 +91,24 @@ _STOPWORDS = frozenset(
         "our",
     )
 )
-_APPLIANCE_QUERY_WORDS = {
-    "dishwasher": "dishwasher",
-    "dishwashers": "dishwasher",
-    "fridge": "refrigerator",
-    "refrigerator": "refrigerator",
-    "refrigerators": "refrigerator",
-    "freezer": "refrigerator",
-}
+
+
+@cache
+def _appliance_query_words() -> dict[str, Appliance]:
+    """One-word spellings that name an appliance, "freezer" too (not its parts: "ice maker"
+    and "crisper" are searched for)."""
+    kinds = (*APPLIANCE_NAMES, "compartment")
+    return {w: app for w, app in appliance_words(kinds) if " " not in w}
+
+
+def _appliance_named(token: str) -> Appliance | None:
+    """The appliance a query word names ("fridges", "dw", "refrigirator"), else None."""
+    named = _appliance_query_words().get(token)
+    if named is None:
+        named = next((a for s, a in appliance_stems(APPLIANCE_NAMES) if token.startswith(s)), None)
+    return named
+
+
 _ORDINALS = ("most common", "2nd most common", "3rd most common")
 _APP_PLURAL = {"dishwasher": "dishwashers", "refrigerator": "refrigerators"}
 _BM25 = ", ".join(str(w) for w in BM25_WEIGHTS)
@@ -326,8 +338,9 @@ class Catalog:
             tok = tok.replace("_", "")[:40]
             if not tok:
                 continue
-            if tok in _APPLIANCE_QUERY_WORDS and not mask:
-                mask = APP_BITS[_APPLIANCE_QUERY_WORDS[tok]]
+            named = _appliance_named(tok) if not mask else None
+            if named is not None:
+                mask = APP_BITS[named]
                 continue
             if model_id is None and not model and any(c.isdigit() for c in tok):
                 info = self._models.exact(tok)
