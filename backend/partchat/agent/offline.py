@@ -78,22 +78,16 @@ _SEARCH_FILLER = AppliancePattern(
     r"any|all|parts?|model|number|is|are|it|it's|its|this|that|these|those|of|with|me|show|"
     r"what|which|there|got|actually|also|hi|hello|hey|thanks|ok|okay|so|and|or|just|like|"
     r"mine|one|ones|available|list|carry|stock|in|on|from|about|pls|plz|please|u|ur|them|guys|"
-    r"{}|replacement|new)\b",
+    r"{appliance}|replacement|new)\b",
     APPLIANCE_NAMES,
 )
 # A question about the parts just listed ("which of those …", "any of them …").
 _OF_THOSE = re.compile(r"\b(of|among) (those|these|them)\b", re.IGNORECASE)
 # Appliance brands: a part's brand is its maker's (Whirlpool makes Kenmore's), so with a
 # model known the shopper's brand word only adds noise to a search.
-_BRAND = re.compile(
-    r"\b(whirlpool|ge|kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|amana|jenn-?air|"
-    r"electrolux|haier|admiral)\b",
-    re.IGNORECASE,
-)
+_BRAND = AppliancePattern(r"\b({brand})\b")
 _APPLIANCE_ONLY = AppliancePattern(
-    r"^(\s|\b({}|appliances?|whirlpool|ge|"
-    r"kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|brand)\b)*$",
-    (*APPLIANCE_NAMES, "compartment"),
+    r"^(\s|\b({appliance}|appliances?|{brand}|brand)\b)*$", (*APPLIANCE_NAMES, "compartment")
 )
 
 

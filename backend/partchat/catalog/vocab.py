@@ -8,7 +8,8 @@ importer (``scripts/import_sources.py``) normalises the raw sources with them; t
 vocabulary it writes to ``symptoms.json`` is read back from the database at run time.
 ``appliance_words.json`` is the one table of the spellings of the two appliances (per
 appliance and kind); the importer, the symptom index, the search, extraction, the intent
-rules and the offline agent each derive their word set or regex from it.
+rules and the offline agent each derive their word set or regex from it; the brands are
+``brand_words.json``.
 """
 
 from __future__ import annotations
@@ -140,17 +141,40 @@ def appliance_regex(kinds: tuple[str, ...], appliance: Appliance | None = None) 
     return "|".join(dict.fromkeys(alts))
 
 
+@cache
+def brand_names() -> tuple[str, ...]:
+    """The appliance brands shoppers name (``brand_words.json``), longest first."""
+    data: list[str] = _read("brand_words.json")
+    return tuple(sorted({b.lower() for b in data}, key=lambda b: (-len(b), b)))
+
+
+@cache
+def brand_regex() -> str:
+    """A regex alternation of the brands; a space inside one also matches a dash or nothing
+    ("jenn-air", "jennair")."""
+    return "|".join(r"[\s-]?".join(re.escape(p) for p in b.split()) for b in brand_names())
+
+
+@cache
+def brand_words() -> frozenset[str]:
+    """Single words of the brands, run together too ("jenn", "air", "jennair")."""
+    return frozenset(w for b in brand_names() for w in (*appliance_forms(b), *b.split()))
+
+
 class AppliancePattern:
     """A regex around the appliance spellings, compiled on first use so a module can keep it
-    as a constant without reading the table at import: ``template`` has one ``{}`` for the
-    alternation of ``kinds``."""
+    as a constant without reading the tables at import: ``template`` has ``{appliance}`` for
+    the alternation of ``kinds`` and ``{brand}`` for the brands'."""
 
-    def __init__(self, template: str, kinds: tuple[str, ...], flags: int = re.IGNORECASE) -> None:
+    def __init__(
+        self, template: str, kinds: tuple[str, ...] = (), flags: int = re.IGNORECASE
+    ) -> None:
         self._template, self._kinds, self._flags = template, kinds, flags
 
     @cached_property
     def compiled(self) -> re.Pattern[str]:
-        return re.compile(self._template.format(appliance_regex(self._kinds)), self._flags)
+        text = self._template.format(appliance=appliance_regex(self._kinds), brand=brand_regex())
+        return re.compile(text, self._flags)
 
     def search(self, text: str) -> re.Match[str] | None:
         return self.compiled.search(text)

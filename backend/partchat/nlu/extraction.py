@@ -12,7 +12,7 @@ from functools import cache
 from typing import TypedDict
 
 from partchat.catalog.types import Appliance, CatalogReader
-from partchat.catalog.vocab import APPLIANCE_KINDS, APPLIANCE_NAMES, appliance_regex
+from partchat.catalog.vocab import APPLIANCE_KINDS, APPLIANCE_NAMES, appliance_regex, brand_regex
 
 # Word-ish tokens that may be part or model numbers: letters, digits, dashes, dots.
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9./-]{2,39}")
@@ -21,17 +21,13 @@ _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Z]")
 _MODEL_CUE = re.compile(r"\bmodel\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
 _PART_CUE = re.compile(r"\bpart\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
-_BRANDS = (
-    r"whirlpool|ge|kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|amana|jenn-?air|"
-    r"electrolux|haier|hotpoint"
-)
 
 
 @cache
 def _number_cue() -> re.Pattern[str]:
     """A brand, an appliance's name (any spelling), "model" or "fits" just before a number."""
     return re.compile(
-        rf"\b(model|{_BRANDS}|{appliance_regex(APPLIANCE_NAMES)}|with|for|on|fits?|in an?)\s*"
+        rf"\b(model|{brand_regex()}|{appliance_regex(APPLIANCE_NAMES)}|with|for|on|fits?|in an?)\s*"
         r"(number|no\.?|#)?\s*(is)?\s*:?\s*$",
         re.IGNORECASE,
     )
@@ -40,7 +36,7 @@ def _number_cue() -> re.Pattern[str]:
 @cache
 def _brand_cue() -> re.Pattern[str]:
     """A brand or an appliance's name (any spelling) just before a model number."""
-    return re.compile(rf"\b({_BRANDS}|{appliance_regex(APPLIANCE_NAMES)})\s*$", re.IGNORECASE)
+    return re.compile(rf"\b({brand_regex()}|{appliance_regex(APPLIANCE_NAMES)})\s*$", re.IGNORECASE)
 
 
 @cache

@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from partchat.catalog.vocab import APPLIANCE_KINDS, AppliancePattern, appliance_reply_words
+from partchat.catalog.vocab import (
+    APPLIANCE_KINDS,
+    AppliancePattern,
+    appliance_reply_words,
+    brand_words,
+)
 
 from .features import normalize
 
@@ -81,9 +86,9 @@ CHITCHAT = re.compile(
 
 # our appliances in any spelling of the table (catalog/vocab.py), and their parts
 _OURS = tuple(k for k in APPLIANCE_KINDS if k != "hint")
-OUR_APPLIANCE = AppliancePattern(r"\b({})\b", _OURS)
+OUR_APPLIANCE = AppliancePattern(r"\b({appliance})\b", _OURS)
 
-IN_SCOPE = AppliancePattern(r"\b({}|part|ps\d+)\b", _OURS)
+IN_SCOPE = AppliancePattern(r"\b({appliance}|part|ps\d+)\b", _OURS)
 
 # Bare replies to the assistant's questions: an appliance or a brand, a model number,
 # yes / no, with nothing else.
@@ -119,22 +124,7 @@ _REPLY_WORDS = frozenset(
         "model",
         "number",
         "one",
-        # the appliance's names: appliance_reply_words()
-        "whirlpool",
-        "ge",
-        "kenmore",
-        "maytag",
-        "kitchenaid",
-        "frigidaire",
-        "samsung",
-        "lg",
-        "bosch",
-        "amana",
-        "jennair",
-        "jenn",
-        "air",
-        "electrolux",
-        "haier",
+        # the appliance's names and the brands: appliance_reply_words(), brand_words()
         # the kind of appliance ("GE refrigerator, side by side", "a built in DW")
         "side",
         "by",
@@ -162,7 +152,7 @@ _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 
 @cache
 def _reply_words() -> frozenset[str]:
-    return _REPLY_WORDS | appliance_reply_words()
+    return _REPLY_WORDS | appliance_reply_words() | brand_words()
 
 
 def rule_intent(text: str) -> str | None:

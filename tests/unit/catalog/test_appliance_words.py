@@ -1,5 +1,6 @@
 """Every reader of the appliance table (data/catalog/appliance_words.json) recognises every
-spelling of the kinds it reads, each for its own use."""
+spelling of the kinds it reads, each for its own use; every reader of the brands
+(brand_words.json) every brand."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from partchat.catalog.vocab import (
     APPLIANCE_NAMES,
     appliance_forms,
     appliance_spellings,
+    brand_names,
 )
 from partchat.nlu import rules
 from partchat.nlu.extraction import _brand_cue, _number_cue, appliance_from_words
@@ -111,3 +113,14 @@ async def test_an_appliance_word_filters_the_search(catalog: Catalog) -> None:
         hits = await catalog.search(f"{word} door")
         assert hits
         assert all(appliance in h["part"]["appliances"] for h in hits)
+
+
+@pytest.mark.parametrize("brand", brand_names())
+def test_every_reader_of_the_brands_knows_every_brand(brand: str) -> None:
+    for form in (brand, brand.replace(" ", "-"), brand.replace(" ", "")):
+        word = form.title()
+        assert _number_cue().search(f"my {word} ")
+        assert _brand_cue().search(f"it's a {word} ")
+        assert offline._BRAND.sub(" ", f"{word} door bin").split() == ["door", "bin"]
+        assert offline._APPLIANCE_ONLY.match(f"{word} fridge")
+    assert rules.rule_intent(f"its a {brand}") == "answer"
