@@ -34,7 +34,13 @@ def test_wheel_install_serves_from_another_directory(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     # the developer ETL (raw sources -> data/catalog/) stays in the checkout
     assert not [n for n in names if n.startswith("scripts/") or "importer" in n]
-    vocab = ("part_types", "symptom_vocabulary", "guide_type_overrides", "appliance_words")
+    vocab = (
+        "part_types",
+        "symptom_vocabulary",
+        "guide_type_overrides",
+        "appliance_words",
+        "brand_words",
+    )
     assert {f"partchat/catalog_data/{v}.json" for v in vocab} <= names
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)

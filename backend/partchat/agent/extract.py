@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from partchat.agent.state import AgentState
 from partchat.catalog.stem import stem
 from partchat.catalog.types import CatalogReader
-from partchat.catalog.vocab import part_type_keywords
+from partchat.catalog.vocab import APPLIANCE_NAMES, appliance_words, part_type_keywords
 from partchat.nlu.dialogue import ANSWER, bare, resolve_intent
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
@@ -140,9 +140,6 @@ _GENERIC_WORDS = frozenset(
         "one",
         "part",
         "parts",
-        "refrigerator",
-        "fridge",
-        "dishwasher",
         "assembly",
         "kit",
         "how",
@@ -222,7 +219,14 @@ _GENERIC_WORDS = frozenset(
 )
 
 
-_GENERIC_STEMS = frozenset(stem(w) for w in _GENERIC_WORDS)
+@cache
+def _generic_stems() -> frozenset[str]:
+    """The generic words and the appliance's one-word names in any spelling ("the fridge
+    one"; "freezer" and "ice maker" tell listed parts apart, so they are not generic)."""
+    names = (w for w, _ in appliance_words(APPLIANCE_NAMES) if " " not in w)
+    return frozenset(stem(w) for w in (*_GENERIC_WORDS, *names))
+
+
 # A message that asks how to put one part in ("what door parts fit" asks for parts).
 _ASKS_INSTALL = re.compile(
     r"\b(install\w*|replac\w*|swap\w*|put (it|that|this) in)\b", re.IGNORECASE
@@ -311,7 +315,7 @@ def _named(items: dict[str, str], text: str, *, relaxed: bool = False) -> list[s
     part type)."""
     wanted = {
         stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())
-    } - _GENERIC_STEMS
+    } - _generic_stems()
     if relaxed:
         in_names = set().union(*(_stems(line) for line in items.values()))
         dropped = wanted - in_names

@@ -36,6 +36,7 @@ from pydantic import Field
 from partchat.agent import offline_writer as w
 from partchat.agent.extract import THAT_ONE
 from partchat.agent.prompts import CONTEXT_HEADER
+from partchat.catalog.vocab import APPLIANCE_NAMES, AppliancePattern
 from partchat.nlu import rules
 from partchat.nlu.features import part_type_named
 
@@ -71,28 +72,22 @@ _DETAILS = re.compile(
     r"information|available|availability)\b",
     re.IGNORECASE,
 )
-_SEARCH_FILLER = re.compile(
+_SEARCH_FILLER = AppliancePattern(
     r"\b(i|i'm|im|i'd|need|needs|a|an|the|my|for|looking|look|find|search|searching|do|does|"
     r"you|have|has|had|sell|want|wanted|to|buy|order|new|where|can|could|would|get|please|some|"
     r"any|all|parts?|model|number|is|are|it|it's|its|this|that|these|those|of|with|me|show|"
     r"what|which|there|got|actually|also|hi|hello|hey|thanks|ok|okay|so|and|or|just|like|"
     r"mine|one|ones|available|list|carry|stock|in|on|from|about|pls|plz|please|u|ur|them|guys|"
-    r"fridges?|refrigerators?|dish\s?washers?|dw|replacement|new)\b",
-    re.IGNORECASE,
+    r"{appliance}|replacement|new)\b",
+    APPLIANCE_NAMES,
 )
 # A question about the parts just listed ("which of those …", "any of them …").
 _OF_THOSE = re.compile(r"\b(of|among) (those|these|them)\b", re.IGNORECASE)
 # Appliance brands: a part's brand is its maker's (Whirlpool makes Kenmore's), so with a
 # model known the shopper's brand word only adds noise to a search.
-_BRAND = re.compile(
-    r"\b(whirlpool|ge|kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|amana|jenn-?air|"
-    r"electrolux|haier|admiral)\b",
-    re.IGNORECASE,
-)
-_APPLIANCE_ONLY = re.compile(
-    r"^(\s|\b(fridges?|refrigerators?|freezers?|dish\s?washers?|appliances?|whirlpool|ge|"
-    r"kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|brand)\b)*$",
-    re.IGNORECASE,
+_BRAND = AppliancePattern(r"\b({brand})\b")
+_APPLIANCE_ONLY = AppliancePattern(
+    r"^(\s|\b({appliance}|appliances?|{brand}|brand)\b)*$", (*APPLIANCE_NAMES, "compartment")
 )
 
 

@@ -6,7 +6,10 @@ result; nothing here knows a part on its own.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
+
+from partchat.catalog.vocab import appliance_words
 
 HELP = (
     "I can help with **refrigerator and dishwasher parts**:\n"
@@ -199,14 +202,20 @@ def _price_stock(card: dict[str, Any]) -> str:
     return " · ".join(bits)
 
 
-_APPLIANCE_NAMES = {"refrigerator": ("refrigerator", "fridge", "freezer", "ice maker"),
-                    "dishwasher": ("dishwasher",)}  # fmt: skip
+@cache
+def _appliance_names() -> dict[str, tuple[str, ...]]:
+    """appliance → the words in a part's name that say it is for that appliance: its names
+    and its parts, not the short forms and typos (a part's name is spelled out)."""
+    names: dict[str, tuple[str, ...]] = {}
+    for word, app in appliance_words(("name", "compartment", "part")):
+        names[app] = (*names.get(app, ()), word)
+    return names
 
 
 def _other_appliance(card: dict[str, Any], appliance: str | None) -> str | None:
     """The other appliance when the part's own name says it is for that one."""
     name = str(card.get("name") or "").lower()
-    for other, words in _APPLIANCE_NAMES.items():
+    for other, words in _appliance_names().items():
         if other != appliance and appliance and any(word in name for word in words):
             return other
     return None

@@ -85,12 +85,16 @@ def part_type_from_name(name: str | None) -> str | None:
     return None
 
 
+# the sources spell the appliances out: no abbreviations, typos or hints
+_SOURCE_KINDS = ("name", "plural", "compartment", "part")
+
+
 def appliances_from_text(text: str | None) -> set[str]:
     """'Refrigerator, Freezer, Ice Maker.' → {'refrigerator'}; only our two appliances."""
     if not text:
         return set()
     words = f" {phrase_key(text)} "
-    return {app for word, app in appliance_words() if f" {word} " in words}
+    return {app for word, app in appliance_words(_SOURCE_KINDS) if f" {word} " in words}
 
 
 def split_list(value: object, sep: str = ",") -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 import orjson
@@ -15,6 +16,7 @@ from .types import (
     Appliance,
     SearchHit,
 )
+from .vocab import APPLIANCE_NAMES, appliance_stems, appliance_words
 
 _WORD = re.compile(r"\w+")
 _STOPWORDS = frozenset(
@@ -58,14 +60,24 @@ _STOPWORDS = frozenset(
         "our",
     )
 )
-_APPLIANCE_QUERY_WORDS = {
-    "dishwasher": "dishwasher",
-    "dishwashers": "dishwasher",
-    "fridge": "refrigerator",
-    "refrigerator": "refrigerator",
-    "refrigerators": "refrigerator",
-    "freezer": "refrigerator",
-}
+
+
+@cache
+def _appliance_query_words() -> dict[str, Appliance]:
+    """One-word spellings that name an appliance, "freezer" too (not its parts: "ice maker"
+    and "crisper" are searched for)."""
+    kinds = (*APPLIANCE_NAMES, "compartment")
+    return {w: app for w, app in appliance_words(kinds) if " " not in w}
+
+
+def _appliance_named(token: str) -> Appliance | None:
+    """The appliance a query word names ("fridges", "dw", "refrigirator"), else None."""
+    named = _appliance_query_words().get(token)
+    if named is None:
+        named = next((a for s, a in appliance_stems(APPLIANCE_NAMES) if token.startswith(s)), None)
+    return named
+
+
 _BM25 = ", ".join(str(w) for w in BM25_WEIGHTS)
 _FTS_WINDOW = 200
 
@@ -115,8 +127,9 @@ class PartSearch(CatalogCore):
             tok = tok.replace("_", "")[:40]
             if not tok:
                 continue
-            if tok in _APPLIANCE_QUERY_WORDS and not mask:
-                mask = APP_BITS[_APPLIANCE_QUERY_WORDS[tok]]
+            named = _appliance_named(tok) if not mask else None
+            if named is not None:
+                mask = APP_BITS[named]
                 continue
             if model_id is None and not model and any(c.isdigit() for c in tok):
                 info = self._models.exact(tok)

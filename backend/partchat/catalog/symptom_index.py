@@ -4,18 +4,7 @@ from __future__ import annotations
 
 from .normalize import phrase_key
 from .types import Appliance, Symptom
-
-_APPLIANCE_HINTS: dict[str, Appliance] = {
-    "dishwasher": "dishwasher",
-    "dish washer": "dishwasher",
-    "dishes": "dishwasher",
-    "fridge": "refrigerator",
-    "refrigerator": "refrigerator",
-    "freezer": "refrigerator",
-    "ice maker": "refrigerator",
-    "icemaker": "refrigerator",
-}
-
+from .vocab import appliance_stems, appliance_words
 
 _FAILURE_SUFFIXES = ("not working", "stopped working", "doesnt work", "wont work", "broken")
 _FAILURE_PHRASES = (
@@ -75,7 +64,8 @@ class SymptomIndex:
     @staticmethod
     def detect_appliance(text: str) -> Appliance | None:
         padded = f" {phrase_key(text)} "
-        found = {app for hint, app in _APPLIANCE_HINTS.items() if f" {hint} " in padded}
+        found = {app for hint, app in appliance_words() if f" {hint} " in padded}
+        found.update(app for stem, app in appliance_stems() if f" {stem}" in padded)
         return next(iter(found)) if len(found) == 1 else None
 
     def match(self, text: str, appliance: Appliance | None = None) -> list[Symptom]:

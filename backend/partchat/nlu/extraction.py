@@ -8,9 +8,11 @@ tokens, the catalog decides what they are.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import TypedDict
 
 from partchat.catalog.types import Appliance, CatalogReader
+from partchat.catalog.vocab import APPLIANCE_KINDS, APPLIANCE_NAMES, appliance_regex, brand_regex
 
 # Word-ish tokens that may be part or model numbers: letters, digits, dashes, dots.
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9./-]{2,39}")
@@ -18,40 +20,35 @@ _PS = re.compile(r"^PS\d{3,12}$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Z]")
 _MODEL_CUE = re.compile(r"\bmodel\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
-_NUMBER_CUE = re.compile(
-    r"\b(model|whirlpool|ge|kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|amana|"
-    r"jenn-?air|electrolux|haier|hotpoint|fridge|refrigerator|dishwasher|dw|with|for|on|"
-    r"fits?|in an?)\s*"
-    r"(number|no\.?|#)?\s*(is)?\s*:?\s*$",
-    re.IGNORECASE,
-)
-_BRAND_CUE = re.compile(
-    r"\b(whirlpool|ge|kenmore|maytag|kitchenaid|frigidaire|samsung|lg|bosch|amana|jenn-?air|"
-    r"electrolux|haier|hotpoint|fridge|refrigerator|dishwasher|dw)\s*$",
-    re.IGNORECASE,
-)
 _PART_CUE = re.compile(r"\bpart\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
 
-# Shoppers' spellings too: "DW", "dishwaser", "refridgerator", "frig", "icebox".
-_APPLIANCE_WORDS: tuple[tuple[re.Pattern[str], Appliance], ...] = (
-    (
-        re.compile(
-            r"\b(dish\s?-?wa(s|ss|sh)h?(e|a)rs?|dish\s?wash(ing machine)?|dw|dishwahsers?|"
-            r"diswashers?|dishwashers?)\b",
-            re.IGNORECASE,
-        ),
-        "dishwasher",
-    ),
-    (
-        re.compile(
-            r"\b(fridges?|frig|frige|refrig\w*|refridg\w*|refer|freezers?|freezr|"
-            r"ice\s?-?makers?|icemakers?|ice\s?box|water\s+dispensers?|ice\s+dispensers?|"
-            r"crisper)\b",
-            re.IGNORECASE,
-        ),
-        "refrigerator",
-    ),
-)
+
+@cache
+def _number_cue() -> re.Pattern[str]:
+    """A brand, an appliance's name (any spelling), "model" or "fits" just before a number."""
+    return re.compile(
+        rf"\b(model|{brand_regex()}|{appliance_regex(APPLIANCE_NAMES)}|with|for|on|fits?|in an?)\s*"
+        r"(number|no\.?|#)?\s*(is)?\s*:?\s*$",
+        re.IGNORECASE,
+    )
+
+
+@cache
+def _brand_cue() -> re.Pattern[str]:
+    """A brand or an appliance's name (any spelling) just before a model number."""
+    return re.compile(rf"\b({brand_regex()}|{appliance_regex(APPLIANCE_NAMES)})\s*$", re.IGNORECASE)
+
+
+@cache
+def _appliance_words() -> tuple[tuple[re.Pattern[str], Appliance], ...]:
+    """Per appliance, every spelling of the table but hints: names, typos ("dishwaser",
+    "refridgerator", "DW") and the parts only it has ("ice maker")."""
+    kinds = tuple(k for k in APPLIANCE_KINDS if k != "hint")
+    return tuple(
+        (re.compile(rf"\b({appliance_regex(kinds, app)})\b", re.IGNORECASE), app)
+        for app in ("dishwasher", "refrigerator")
+    )
+
 
 MAX_TEXT = 4000
 
@@ -75,7 +72,7 @@ class Extraction(TypedDict):
 def appliance_from_words(text: str) -> Appliance | None:
     """The appliance named in the text; the first mention wins when both appear."""
     best: tuple[int, Appliance] | None = None
-    for pattern, appliance in _APPLIANCE_WORDS:
+    for pattern, appliance in _appliance_words():
         m = pattern.search(text)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), appliance)
@@ -95,7 +92,7 @@ def _candidates(text: str) -> list[tuple[str, str]]:
         # ("LG 71052", "does it work with 14305").
         before = text[max(0, m.start() - 20) : m.start()]
         plain = not _HAS_ALPHA.search(token)
-        if plain and len(token) < 7 and (len(token) < 4 or not _NUMBER_CUE.search(before)):
+        if plain and len(token) < 7 and (len(token) < 4 or not _number_cue().search(before)):
             continue
         seen.add(token)
         out.append((token, before))
@@ -143,7 +140,7 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
         # near matches, or after a brand or an appliance ("whirlpool WRS325SDHZ").
         if cued_model or (_HAS_ALPHA.search(token) and len(token) >= 6):
             lookup = await catalog.find_model(token)
-            branded = _BRAND_CUE.search(before) is not None
+            branded = _brand_cue().search(before) is not None
             if cued_model or lookup["suggestions"] or (branded and _HAS_DIGIT.search(token)):
                 models.append(
                     ModelMention(

@@ -8,6 +8,14 @@ learn. The others decide the fixed answers when the classifier is unsure.
 from __future__ import annotations
 
 import re
+from functools import cache
+
+from partchat.catalog.vocab import (
+    APPLIANCE_KINDS,
+    AppliancePattern,
+    appliance_reply_words,
+    brand_words,
+)
 
 from .features import normalize
 
@@ -76,13 +84,11 @@ CHITCHAT = re.compile(
     re.IGNORECASE,
 )
 
-OUR_APPLIANCE = re.compile(
-    r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer)s?\b", re.IGNORECASE
-)
+# our appliances in any spelling of the table (catalog/vocab.py), and their parts
+_OURS = tuple(k for k in APPLIANCE_KINDS if k != "hint")
+OUR_APPLIANCE = AppliancePattern(r"\b({appliance})\b", _OURS)
 
-IN_SCOPE = re.compile(
-    r"\b(fridge|refrigerator|freezer|ice ?maker|dish ?washer|part|ps\d+)\b", re.IGNORECASE
-)
+IN_SCOPE = AppliancePattern(r"\b({appliance}|part|ps\d+)\b", _OURS)
 
 # Bare replies to the assistant's questions: an appliance or a brand, a model number,
 # yes / no, with nothing else.
@@ -118,28 +124,7 @@ _REPLY_WORDS = frozenset(
         "model",
         "number",
         "one",
-        "fridge",
-        "refrigerator",
-        "freezer",
-        "dishwasher",
-        "dw",
-        "dish",
-        "washer",
-        "whirlpool",
-        "ge",
-        "kenmore",
-        "maytag",
-        "kitchenaid",
-        "frigidaire",
-        "samsung",
-        "lg",
-        "bosch",
-        "amana",
-        "jennair",
-        "jenn",
-        "air",
-        "electrolux",
-        "haier",
+        # the appliance's names and the brands: appliance_reply_words(), brand_words()
         # the kind of appliance ("GE refrigerator, side by side", "a built in DW")
         "side",
         "by",
@@ -171,10 +156,16 @@ _INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 
 
+@cache
+def _reply_words() -> frozenset[str]:
+    return _REPLY_WORDS | appliance_reply_words() | brand_words()
+
+
 def rule_intent(text: str) -> str | None:
     """The intent the rules are sure of, else None."""
     words = normalize(text).split()
-    if words and all(w in _REPLY_WORDS for w in words) and "psnum" not in words:
+    reply = _reply_words()
+    if words and all(w in reply for w in words) and "psnum" not in words:
         return "answer"
     if INJECTION.search(text) or claims_a_price(text):
         return "injection"
