@@ -1,0 +1,62 @@
+"""The context rules, pure: how one message's extraction updates the session context."""
+
+from __future__ import annotations
+
+from partchat.agent.state import AgentState
+from partchat.nlu.extraction import Extraction
+
+
+def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
+    """The context rules, pure: new model replaces; symptoms accumulate per appliance.
+
+    The appliance comes from the words, else from a known model. A different appliance
+    clears the symptoms gathered for the old one (and a model of the other appliance).
+    """
+    update = AgentState(
+        model_changed_from=None,
+        unknown_model=None,
+        model_suggestions=[],
+        unknown_part=None,
+        mentioned_part=None,
+    )
+    model = state.get("product_model")
+    appliance = state.get("appliance_type")
+    symptoms = list(state.get("symptoms") or [])
+
+    known = [m for m in found["models"] if m["known"]]
+    unknown = [m for m in found["models"] if not m["known"]]
+    new_appliance = found["appliance"]
+    if known:
+        chosen = known[-1]
+        if chosen["model"] != model:
+            if model is not None:
+                update["model_changed_from"] = model
+            model = chosen["model"]
+        new_appliance = new_appliance or chosen["appliance"]
+    elif unknown:
+        update["unknown_model"] = unknown[-1]["model"]
+        update["model_suggestions"] = unknown[-1]["suggestions"]
+
+    if new_appliance is not None and new_appliance != appliance:
+        if appliance is not None:
+            symptoms = []
+            if not known:
+                model = None
+        appliance = new_appliance
+
+    for label in found["symptoms"]:
+        if label not in symptoms:
+            symptoms.append(label)
+
+    update["part_number"] = (
+        found["part_numbers"][-1] if found["part_numbers"] else state.get("part_number")
+    )
+    if found["part_numbers"]:
+        update["mentioned_part"] = found["part_numbers"][-1]
+    if found["unknown_part_numbers"] and not found["part_numbers"]:
+        update["unknown_part"] = found["unknown_part_numbers"][-1]
+
+    update["product_model"] = model
+    update["appliance_type"] = appliance
+    update["symptoms"] = symptoms[-10:]
+    return update

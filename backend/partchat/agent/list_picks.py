@@ -1,0 +1,259 @@
+"""Which part of the previous answer's list the newest message points at (price, place, name)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from partchat.catalog.stem import stem
+from partchat.catalog.vocab import APPLIANCE_NAMES, appliance_words, part_type_keywords
+
+_PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
+_ORDINALS = {
+    "first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
+    "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1, "top": 0, "bottom": -1,
+}  # fmt: skip
+_ORD = r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)"
+_ORDINAL = re.compile(
+    rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice)\b|"
+    r"\b(?P<c>top|bottom)\s+one\b|\bone (?:at|on) the\s+(?P<d>top|bottom)\b|"
+    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|^\s*(?P<m>[1-9])\s*[.!?]*\s*$|"
+    # "2nd looks right", "1st pls, price and stock?": an ordinal that opens the message
+    rf"^\W*(?P<e>{_ORD[1:-1]})\b(?!\s+(time|of all|thing|off|i\b|we\b|you\b))",
+    re.IGNORECASE,
+)
+# "ok that one", "yes this one please": a pick with nothing but the pointing word
+THAT_ONE = re.compile(
+    r"^\W*((ok(ay)?|yes|yeah|yep|sure|cool|great|perfect)\W+)*(that|this)( one)?"
+    r"(\W+(please|pls|then|thanks|thx))*\W*$",
+    re.IGNORECASE,
+)
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
+    str(i): i for i in range(1, 10)
+}
+_ANOTHER = re.compile(r"^\W*(\w+\W+)?(what|how) about\b", re.IGNORECASE)
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_PRICE = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
+# "the cheaper of the two", "the most expensive one"
+_BY_PRICE = re.compile(
+    r"\b(?P<low>cheap(?:er|est)|less expensive|least expensive|lowest price)\b|"
+    r"\b(?:more|most) expensive\b|\bpric(?:ier|iest)\b",
+    re.IGNORECASE,
+)
+_NAME_WORD = re.compile(r"[a-z]{3,}")
+_GENERIC_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "this",
+        "that",
+        "one",
+        "part",
+        "parts",
+        "assembly",
+        "kit",
+        "how",
+        "install",
+        "installing",
+        "replace",
+        "what",
+        "does",
+        "fit",
+        "fits",
+        "will",
+        "work",
+        "can",
+        "you",
+        "about",
+        "tell",
+        "show",
+        "need",
+        "want",
+        "price",
+        "cost",
+        "much",
+        "details",
+        # words around a name that do not name anything ("prob the door switch", "ok
+        # lets get that one")
+        "its",
+        "thats",
+        "prob",
+        "probably",
+        "maybe",
+        "guess",
+        "think",
+        "looks",
+        "sounds",
+        "like",
+        "yeah",
+        "yes",
+        "okay",
+        "lets",
+        "try",
+        "then",
+        "sure",
+        "just",
+        "from",
+        "list",
+        "please",
+        "pls",
+        "get",
+        "take",
+        "buy",
+        "order",
+        "choose",
+        "pick",
+        "more",
+        "info",
+        "stock",
+        "thing",
+        "piece",
+        "bit",
+        "has",
+        "have",
+        "comes",
+        "whichever",
+        "two",
+        "three",
+        "those",
+        "these",
+        "fine",
+        "right",
+        "alright",
+        "cool",
+        "great",
+        "good",
+        "perfect",
+        "well",
+    ]
+)
+
+
+@cache
+def _generic_stems() -> frozenset[str]:
+    """The generic words and the appliance's one-word names in any spelling ("the fridge
+    one"; "freezer" and "ice maker" tell listed parts apart, so they are not generic)."""
+    names = (w for w, _ in appliance_words(APPLIANCE_NAMES) if " " not in w)
+    return frozenset(stem(w) for w in (*_GENERIC_WORDS, *names))
+
+
+# A message that asks how to put one part in ("what door parts fit" asks for parts).
+_ASKS_INSTALL = re.compile(
+    r"\b(install\w*|replac\w*|swap\w*|put (it|that|this) in)\b", re.IGNORECASE
+)
+
+
+@cache
+def _part_type_stems() -> frozenset[str]:
+    """Every word of the catalog's part-type keywords, stemmed (they are stemmed phrases)."""
+    return frozenset(w for k, _ in part_type_keywords() for w in k.split())
+
+
+# Shoppers' short forms of the words in part names ("the evap fan", "temp control").
+_SHORT_FORMS = {"evap": "evaporator", "temp": "temperature", "thermo": "thermostat"}
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in _NAME_WORD.findall(text.lower())}
+
+
+def referenced_part(
+    messages: Sequence[BaseMessage], numbers: re.Pattern[str] = _PS_IN_TEXT
+) -> str | None:
+    """The part the newest user message points at in the previous answer's list: by
+    position ("the first one", "number 2") or by name ("the drain pump", "tell me about
+    the damper control"). A name is every word of the message but the generic ones, all
+    of them in a listed part's name ("what about the drain hose" does not pick the drain
+    pump); of several such parts, the first listed (lists are ordered most likely first)."""
+    if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
+        return None
+    # The newest earlier answer that lists parts, at most two answers back ("yes" →
+    # "Which one?" → "the first one").
+    answers = [m for m in messages[-5:-1] if isinstance(m, AIMessage)][-2:]
+    listings = [m.text for m in answers if numbers.search(m.text)]
+    if not listings:
+        return None
+    pointed = _pointed(listings[-1], messages[-1].text, numbers)
+    if pointed is None and len(listings) > 1 and not _ANOTHER.match(messages[-1].text):
+        # "the thermostat one from that list" after one part's details: the list before
+        # ("what about the fill hose" asks about another part, not one listed before)
+        pointed = _pointed(listings[0], messages[-1].text, numbers)
+    return pointed
+
+
+def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
+    """The part of ``listing`` that ``text`` points at, by price, position or name."""
+    items: dict[str, str] = {}  # part number -> the line that names it
+    prices: dict[str, float] = {}
+    for line in listing.splitlines():
+        bold = _BOLD.findall(line)
+        price = _PRICE.search(line)
+        for ps in pattern.findall(line):
+            items.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
+            if price and ps not in prices:
+                prices[ps] = float(price[1].replace(",", ""))
+    if not items:
+        return None
+    numbers = list(items)
+    by_price = _BY_PRICE.search(text)
+    if by_price and prices:
+        # "whichever of the two gaskets is cheaper": among the parts the message names
+        named_too = _named(items, _BY_PRICE.sub(" ", text))
+        among = {ps: prices[ps] for ps in named_too if ps in prices} or prices
+        pick = min if by_price["low"] else max
+        return pick(among, key=among.__getitem__)
+    if len(numbers) == 1 and THAT_ONE.match(text):
+        return numbers[0]  # "ok that one", "yes this one" after a list of one
+    m = _ORDINAL.search(text)
+    if m:
+        word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]
+        number = m["n"] or m["m"] or ""
+        index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
+        return numbers[index] if -len(numbers) <= index < len(numbers) else None
+    named = _named(items, text)
+    if not named and _ASKS_INSTALL.search(text):
+        # "ok ill do the fan first, how do i install that": a part named among other
+        # words; the words no listed name has are dropped, unless one names a part
+        # type (then it is another part: "how do i install the drain hose")
+        named = _named(items, text, relaxed=True)
+    return named[0] if named else None
+
+
+def _named(items: dict[str, str], text: str, *, relaxed: bool = False) -> list[str]:
+    """The listed parts whose name has every non-generic word of ``text``, in order
+    (``relaxed``: every such word that some listed name has, when the others name no
+    part type)."""
+    wanted = {
+        stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())
+    } - _generic_stems()
+    if relaxed:
+        in_names = set().union(*(_stems(line) for line in items.values()))
+        dropped = wanted - in_names
+        if dropped & _part_type_stems():
+            return []
+        wanted -= dropped
+    if not wanted:
+        return []
+    named = [ps for ps, line in items.items() if wanted <= _stems(line)]
+    if len(named) > 1:
+        # "the door switch" is the *Door Switch*, not the *Door Light Switch* listed first
+        order = [
+            stem(_SHORT_FORMS.get(w, w))
+            for w in _NAME_WORD.findall(text.lower())
+            if stem(_SHORT_FORMS.get(w, w)) in wanted
+        ]
+        exact = [ps for ps in named if _contiguous(order, items[ps])]
+        named = exact + [ps for ps in named if ps not in exact]
+    return named
+
+
+def _contiguous(words: list[str], line: str) -> bool:
+    """The stemmed ``words`` appear side by side, in order, in ``line``."""
+    have = [stem(w) for w in _NAME_WORD.findall(line.lower())]
+    n = len(words)
+    return any(have[i : i + n] == words for i in range(len(have) - n + 1))
