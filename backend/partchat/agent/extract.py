@@ -8,24 +8,13 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.agent.context_rules import apply_extraction
-from partchat.agent.list_picks import THAT_ONE, _generic_stems, referenced_part
+from partchat.agent.list_picks import referenced_part
 from partchat.agent.state import AgentState
 from partchat.catalog.types import CatalogReader
 from partchat.nlu.dialogue import ANSWER, bare, resolve_intent
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
 from partchat.nlu.reading import read
-
-# Names callers import from here.
-__all__ = [
-    "THAT_ONE",
-    "_generic_stems",
-    "apply_extraction",
-    "confirmed_suggestion",
-    "make_extract_node",
-    "referenced_part",
-]
-
 
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|yup|correct|right|exactly|that'?s (it|right|the one|correct)|"

@@ -36,11 +36,6 @@ from partchat.agent.offline_plan import plan_reply
 from partchat.agent.offline_reading import _context, _turn_messages, _value
 from partchat.nlu import rules
 
-# The search patterns, where callers (tests) read them today.
-from partchat.agent.offline_reading import _APPLIANCE_ONLY as _APPLIANCE_ONLY  # isort: skip
-from partchat.agent.offline_reading import _BRAND as _BRAND  # isort: skip
-from partchat.agent.offline_reading import _SEARCH_FILLER as _SEARCH_FILLER  # isort: skip
-
 _WORD = re.compile(r"\S+\s*|\s+")
 
 

@@ -10,12 +10,9 @@ import pytest
 import pytest_asyncio
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from partchat.agent.extract import (
-    apply_extraction,
-    confirmed_suggestion,
-    make_extract_node,
-    referenced_part,
-)
+from partchat.agent.context_rules import apply_extraction
+from partchat.agent.extract import confirmed_suggestion, make_extract_node
+from partchat.agent.list_picks import referenced_part
 from partchat.agent.prompts import context_block
 from partchat.agent.state import AgentState, turn_input
 from partchat.catalog import Catalog

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from partchat.agent import offline, offline_writer
-from partchat.agent.extract import _generic_stems
+from partchat.agent import offline_reading, offline_writer
+from partchat.agent.list_picks import _generic_stems
 from partchat.catalog import Catalog
 from partchat.catalog.normalize import appliances_from_text
 from partchat.catalog.stem import stem
@@ -72,8 +72,8 @@ def test_a_name_in_any_spelling_cues_a_number_and_is_search_filler(
     word = _word(spelling, kind)
     assert _number_cue().search(f"my {word} ")
     assert _brand_cue().search(f"a {word} ")
-    assert offline._SEARCH_FILLER.sub(" ", f"{word} door bin").split() == ["door", "bin"]
-    assert offline._APPLIANCE_ONLY.match(f"whirlpool {word}")
+    assert offline_reading._SEARCH_FILLER.sub(" ", f"{word} door bin").split() == ["door", "bin"]
+    assert offline_reading._APPLIANCE_ONLY.match(f"whirlpool {word}")
 
 
 def test_hints_and_parts_are_not_the_appliance_s_name() -> None:
@@ -121,6 +121,6 @@ def test_every_reader_of_the_brands_knows_every_brand(brand: str) -> None:
         word = form.title()
         assert _number_cue().search(f"my {word} ")
         assert _brand_cue().search(f"it's a {word} ")
-        assert offline._BRAND.sub(" ", f"{word} door bin").split() == ["door", "bin"]
-        assert offline._APPLIANCE_ONLY.match(f"{word} fridge")
+        assert offline_reading._BRAND.sub(" ", f"{word} door bin").split() == ["door", "bin"]
+        assert offline_reading._APPLIANCE_ONLY.match(f"{word} fridge")
     assert rules.rule_intent(f"its a {brand}") == "answer"
