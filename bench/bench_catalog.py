@@ -28,6 +28,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from catalog_synth import generate  # noqa: E402
 from partchat.catalog import Catalog, build_catalog  # noqa: E402
+from partchat.nlu.store import CATALOG_EXTENSION  # noqa: E402
 
 REAL_SEARCHES = [
     "drain pump",
@@ -164,7 +165,7 @@ def main() -> int:
             result["generate_s"] = round(time.perf_counter() - t, 2)
             source = tmpdir / "data"
         t = time.perf_counter()
-        stats = build_catalog(source, tmpdir / "catalog.db")
+        stats = build_catalog(source, tmpdir / "catalog.db", extension=CATALOG_EXTENSION)
         result["build_s"] = round(time.perf_counter() - t, 2)
         result["db_mb"] = round((tmpdir / "catalog.db").stat().st_size / 1e6, 1)
         result["stats"] = {k: v for k, v in stats.items() if k != "by_appliance"}

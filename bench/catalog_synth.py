@@ -3,7 +3,8 @@
     python bench/catalog_synth.py OUT_DIR [--parts 100000 --models 50000 --pairs 2000000]
 
 Writes parts/models/compatibility JSONL (gzip) plus the real symptom vocabulary, repair
-guides and install guides, so ``build_catalog(OUT_DIR, db)`` builds it like the real one.
+guides and install guides, so ``build_catalog(OUT_DIR, db, extension=CATALOG_EXTENSION)``
+builds it like the real one.
 """
 
 from __future__ import annotations

@@ -149,7 +149,7 @@ def main() -> int:
         db = ns.catalog
         if db is None:
             db = Path(tmp) / "catalog.db"
-            build_catalog(None, db)
+            build_catalog(None, db, extension=nlu_store.CATALOG_EXTENSION)
         figures = asyncio.run(run(ns.split, ns.smoke, db))
     if ns.json:
         print(json.dumps(figures))

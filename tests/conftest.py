@@ -22,9 +22,10 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 def catalog_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real catalog, built once per test run from the shipped data."""
     from partchat.catalog import build_catalog
+    from partchat.nlu.store import CATALOG_EXTENSION
 
     path = tmp_path_factory.mktemp("catalog") / "catalog.db"
-    build_catalog(None, path)
+    build_catalog(None, path, extension=CATALOG_EXTENSION)
     return path
 
 
@@ -43,9 +44,10 @@ EXAMPLE_CATALOG = Path(__file__).resolve().parents[1] / "examples" / "catalog"
 def imported_catalog_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store's own catalog: ``examples/catalog/`` imported once per test run."""
     from partchat.catalog.store_import import import_catalog
+    from partchat.nlu.store import CATALOG_EXTENSION
 
     path = tmp_path_factory.mktemp("imported") / "catalog.db"
-    import_catalog(EXAMPLE_CATALOG, path)
+    import_catalog(EXAMPLE_CATALOG, path, extension=CATALOG_EXTENSION)
     return path
 
 

@@ -138,23 +138,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _catalog(args: argparse.Namespace, settings: Settings) -> int:
     from partchat import catalog
+    from partchat.nlu.store import CATALOG_EXTENSION
 
     if args.catalog_command == "build":
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        stats = catalog.build_catalog(args.source, settings.catalog_path)
+        stats = catalog.build_catalog(
+            args.source, settings.catalog_path, extension=CATALOG_EXTENSION
+        )
         print(json.dumps(stats, indent=2))
         return 0
     if args.catalog_command == "stats":
         from partchat.catalog.build import ImportedCatalogOutdated
 
         try:
-            stale = catalog.needs_build(settings.catalog_path)
+            stale = catalog.needs_build(settings.catalog_path, extension=CATALOG_EXTENSION)
         except ImportedCatalogOutdated as exc:
             print(f"partchat: {exc}", file=sys.stderr)
             return 1
         if stale:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
-            catalog.build_catalog(None, settings.catalog_path)
+            catalog.build_catalog(None, settings.catalog_path, extension=CATALOG_EXTENSION)
         result = asyncio.run(catalog.catalog_stats(settings.catalog_path))
         if args.json:
             print(json.dumps(result))
@@ -169,9 +172,10 @@ def _catalog(args: argparse.Namespace, settings: Settings) -> int:
 
 def _store_import(src: Path, settings: Settings) -> int:
     from partchat.catalog.store_import import ImportRejected, format_errors, import_catalog
+    from partchat.nlu.store import CATALOG_EXTENSION
 
     try:
-        stats = import_catalog(src, settings.catalog_path)
+        stats = import_catalog(src, settings.catalog_path, extension=CATALOG_EXTENSION)
     except ImportRejected as exc:
         for line in format_errors(exc.errors):
             print(line, file=sys.stderr)

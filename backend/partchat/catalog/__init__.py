@@ -3,9 +3,8 @@
 Nothing runs at import time; open a catalog with ``await Catalog.open(path)``.
 ``loop_sqlite.py`` runs its SQLite reads on the event loop.
 
-May import: ``protocol``, ``settings``; and ``nlu.store`` from ``build.py`` alone (building
-catalog.db trains the NLU model and stores it inside: the one known cycle, named in the
-import contracts in pyproject.toml).
+May import: ``protocol``, ``settings``. What else is built into catalog.db (the NLU
+model) is passed to ``build_catalog`` by its caller as a ``build.Extension``.
 """
 
 from __future__ import annotations

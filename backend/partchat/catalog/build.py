@@ -2,7 +2,9 @@
 
 The database is written to a temporary file next to the target and moved into place with
 ``os.replace``: readers never see a half-built database, and a failed build leaves the
-previous one untouched.
+previous one untouched. What else goes into catalog.db (the understanding model,
+``nlu.store.CATALOG_EXTENSION``) is passed in by the caller as an :class:`Extension`, so
+this layer imports nothing above it.
 """
 
 from __future__ import annotations
@@ -17,11 +19,9 @@ from collections.abc import Iterator
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
-
-from partchat.nlu import store as nlu_store
 
 from .files import (
     COMPAT_FILE,
@@ -51,6 +51,24 @@ SOURCE_SHIPPED = "shipped"
 SOURCE_IMPORT = "import"
 
 
+class Extension(Protocol):
+    """Something built into catalog.db with the catalog: its inputs count in the source
+    digest and the staleness check, and it writes its rows inside the build, before the
+    database is moved into place (so a catalog is never served without it)."""
+
+    def digest(self) -> str:
+        """A digest of the extension's inputs (files and code versions)."""
+        ...
+
+    def mtimes(self) -> list[float]:
+        """The modification times of its input files."""
+        ...
+
+    def insert(self, conn: sqlite3.Connection) -> None:
+        """Write its rows; the catalog's own tables are filled, the indexes not yet."""
+        ...
+
+
 def data_root(source_dir: Path | None) -> Traversable:
     """The directory with the normalised files: ``source_dir`` or the packaged data."""
     if source_dir is not None:
@@ -66,9 +84,9 @@ def _data_file(root: Traversable, name: str) -> Traversable | None:
     return None
 
 
-def source_digest(root: Traversable) -> str:
-    """sha256 over the names and bytes of the catalog's data files and of what the
-    understanding model is trained from."""
+def source_digest(root: Traversable, extension: Extension) -> str:
+    """sha256 over the names and bytes of the catalog's data files, and the extension's
+    digest."""
     h = hashlib.sha256()
     for name in DATA_FILES:
         f = _data_file(root, name)
@@ -76,7 +94,7 @@ def source_digest(root: Traversable) -> str:
             continue
         h.update(name.encode() + b"\0")
         h.update(f.read_bytes())
-    h.update(nlu_store.training_digest().encode())
+    h.update(extension.digest().encode())
     return h.hexdigest()
 
 
@@ -132,7 +150,7 @@ def catalog_meta(db_path: Path) -> dict[str, str]:
     return meta
 
 
-def needs_build(db_path: Path, source_dir: Path | None = None) -> bool:
+def needs_build(db_path: Path, source_dir: Path | None = None, *, extension: Extension) -> bool:
     """True when the database is missing, has another schema version, or is older than
     the sources and was built from different data (a touched but unchanged file does
     not trigger a rebuild). An imported catalog is never rebuilt from the shipped data:
@@ -163,16 +181,21 @@ def needs_build(db_path: Path, source_dir: Path | None = None) -> bool:
         mtimes = [
             root.joinpath(n).stat().st_mtime for n in DATA_FILES if root.joinpath(n).is_file()
         ]
-        newer = any(m > db_mtime for m in [*mtimes, *nlu_store.training_mtimes()])
+        newer = any(m > db_mtime for m in [*mtimes, *extension.mtimes()])
     if not newer:
         return False
-    return digest != source_digest(root)
+    return digest != source_digest(root, extension)
 
 
 def build_catalog(
-    source_dir: Path | None, db_path: Path, *, origin: dict[str, str] | None = None
+    source_dir: Path | None,
+    db_path: Path,
+    *,
+    extension: Extension,
+    origin: dict[str, str] | None = None,
 ) -> CatalogStats:
-    """Build ``db_path`` from ``source_dir`` (None: the packaged data); atomic replace.
+    """Build ``db_path`` from ``source_dir`` (None: the packaged data) and ``extension``;
+    atomic replace.
 
     ``origin``: extra ``meta`` rows; ``{"source": "import", …}`` marks a store's import,
     which ``needs_build`` then keeps."""
@@ -183,7 +206,7 @@ def build_catalog(
     try:
         conn = sqlite3.connect(tmp)
         try:
-            _fill(conn, root, {"source": SOURCE_SHIPPED, **(origin or {})})
+            _fill(conn, root, extension, {"source": SOURCE_SHIPPED, **(origin or {})})
             conn.commit()
             stats = stats_from_connection(conn)
         finally:
@@ -195,7 +218,9 @@ def build_catalog(
     return stats
 
 
-def _fill(conn: sqlite3.Connection, root: Traversable, origin: dict[str, str]) -> None:
+def _fill(
+    conn: sqlite3.Connection, root: Traversable, extension: Extension, origin: dict[str, str]
+) -> None:
     conn.executescript(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;"
         "PRAGMA cache_size = -200000;"
@@ -206,7 +231,7 @@ def _fill(conn: sqlite3.Connection, root: Traversable, origin: dict[str, str]) -
     model_ids = _insert_models(conn, root)
     _insert_compat(conn, root, part_ids, model_ids)
     _insert_guides(conn, root)
-    nlu_store.insert_model(conn)
+    extension.insert(conn)
     conn.executescript(INDEXES)
     conn.execute(
         "UPDATE models SET part_count = "
@@ -217,7 +242,7 @@ def _fill(conn: sqlite3.Connection, root: Traversable, origin: dict[str, str]) -
         "INSERT INTO meta VALUES (?, ?)",
         [
             ("schema_version", str(SCHEMA_VERSION)),
-            ("source_digest", source_digest(root)),
+            ("source_digest", source_digest(root, extension)),
             ("part_number_shape", part_number_shape(conn)),
             *sorted(origin.items()),
         ],

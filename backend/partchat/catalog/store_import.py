@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from .build import SOURCE_IMPORT, build_catalog, data_root, read_json
+from .build import SOURCE_IMPORT, Extension, build_catalog, data_root, read_json
 from .files import COMPAT_FILE, GUIDES_FILE, INSTALL_FILE, MODELS_FILE, PARTS_FILE, SYMPTOMS_FILE
 from .normalize import model_key, phrase_key, slugify
 from .store_checks import GENERAL_GUIDE, Rows, cross_errors
@@ -70,9 +70,9 @@ def validate(src: Path) -> tuple[Rows, list[RowError]]:
     return rows, errors
 
 
-def import_catalog(src: Path, db_path: Path) -> CatalogStats:
-    """Validate ``src``, then build ``db_path`` from it atomically (raises
-    :class:`ImportRejected` with every error, having written nothing)."""
+def import_catalog(src: Path, db_path: Path, *, extension: Extension) -> CatalogStats:
+    """Validate ``src``, then build ``db_path`` from it and ``extension`` atomically
+    (raises :class:`ImportRejected` with every error, having written nothing)."""
     rows, errors = validate(src)
     if errors:
         raise ImportRejected(errors)
@@ -85,7 +85,7 @@ def import_catalog(src: Path, db_path: Path) -> CatalogStats:
             "imported_from": str(Path(src).resolve()),
             "imported_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         }
-        return build_catalog(Path(tmp), db_path, origin=origin)
+        return build_catalog(Path(tmp), db_path, extension=extension, origin=origin)
 
 
 def _records(rows: Rows, kind: str) -> list[dict[str, Any]]:

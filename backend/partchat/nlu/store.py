@@ -80,6 +80,23 @@ def insert_model(conn: sqlite3.Connection) -> None:
     )
 
 
+class _ModelInCatalog:
+    """The understanding model as built into catalog.db (a ``catalog.build.Extension``):
+    trained from the corpus and the catalog's symptoms inside every catalog build."""
+
+    def digest(self) -> str:
+        return training_digest()
+
+    def mtimes(self) -> list[float]:
+        return training_mtimes()
+
+    def insert(self, conn: sqlite3.Connection) -> None:
+        insert_model(conn)
+
+
+CATALOG_EXTENSION = _ModelInCatalog()
+
+
 def load(db_path: Path) -> Understanding:
     """The model stored in ``db_path`` (read once at start-up)."""
     conn = sqlite3.connect(Path(db_path).resolve().as_uri() + "?mode=ro", uri=True)

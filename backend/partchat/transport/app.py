@@ -65,6 +65,7 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     """Open the catalog (building it when missing or stale) and the session store."""
     from partchat.agent.llm import make_chat_model
     from partchat.catalog import build_catalog, needs_build
+    from partchat.nlu.store import CATALOG_EXTENSION
     from partchat.ops.metrics import Metrics
     from partchat.ops.workers import WorkerRegistry
     from partchat.store import open_store
@@ -75,9 +76,11 @@ async def open_services(settings: Settings, *, chat_model: BaseChatModel | None 
     from partchat.turns.relay import recover_texts
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    if needs_build(settings.catalog_path):
+    if needs_build(settings.catalog_path, extension=CATALOG_EXTENSION):
         log.info("building the catalog into %s", settings.catalog_path)
-        await asyncio.to_thread(build_catalog, None, settings.catalog_path)
+        await asyncio.to_thread(
+            build_catalog, None, settings.catalog_path, extension=CATALOG_EXTENSION
+        )
     served = identity(settings.catalog_path)
     model = chat_model if chat_model is not None else make_chat_model(settings)
     catalog, toolbox, graph = await open_catalog(settings, model)

@@ -120,11 +120,14 @@ async def open_toolbox(settings: Settings) -> AsyncIterator[Toolbox]:
     """The catalog and toolbox the way ``serve`` opens them (the catalog is built first
     when missing or stale); the catalog is closed on exit."""
     from partchat.catalog import Catalog, build_catalog, needs_build
+    from partchat.nlu.store import CATALOG_EXTENSION
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    if needs_build(settings.catalog_path):
+    if needs_build(settings.catalog_path, extension=CATALOG_EXTENSION):
         log.info("building the catalog into %s", settings.catalog_path)
-        await asyncio.to_thread(build_catalog, None, settings.catalog_path)
+        await asyncio.to_thread(
+            build_catalog, None, settings.catalog_path, extension=CATALOG_EXTENSION
+        )
     catalog = await Catalog.open(settings.catalog_path)
     try:
         yield Toolbox.load(catalog, validate_output=settings.log_level == "debug")

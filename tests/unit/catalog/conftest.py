@@ -18,12 +18,13 @@ except ImportError:  # pragma: no cover
 
 from partchat.catalog import Catalog, build_catalog  # noqa: E402
 from partchat.catalog.types import CatalogStats  # noqa: E402
+from partchat.nlu.store import CATALOG_EXTENSION  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def built_catalog(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, CatalogStats]:
     db = tmp_path_factory.mktemp("catalog") / "catalog.db"
-    stats = build_catalog(DATA_DIR, db)
+    stats = build_catalog(DATA_DIR, db, extension=CATALOG_EXTENSION)
     return db, stats
 
 

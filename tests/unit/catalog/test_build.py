@@ -10,6 +10,7 @@ import pytest
 from partchat.catalog import build, build_catalog, needs_build
 from partchat.catalog.schema import SCHEMA_VERSION
 from partchat.catalog.types import CatalogStats
+from partchat.nlu.store import CATALOG_EXTENSION
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "catalog"
 
@@ -46,15 +47,15 @@ def test_database_is_read_only_and_versioned(catalog_db: Path) -> None:
 
 def test_needs_build(tmp_path: Path, catalog_db: Path) -> None:
     db = tmp_path / "catalog.db"
-    assert needs_build(db, DATA_DIR)  # missing
+    assert needs_build(db, DATA_DIR, extension=CATALOG_EXTENSION)  # missing
     shutil.copy(catalog_db, db)
     os.utime(db)  # now newer than the data
-    assert not needs_build(db, DATA_DIR)
+    assert not needs_build(db, DATA_DIR, extension=CATALOG_EXTENSION)
     conn = sqlite3.connect(db)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.commit()
     conn.close()
-    assert needs_build(db, DATA_DIR)  # schema mismatch
+    assert needs_build(db, DATA_DIR, extension=CATALOG_EXTENSION)  # schema mismatch
 
 
 def test_needs_build_when_sources_change(tmp_path: Path, catalog_db: Path) -> None:
@@ -63,10 +64,10 @@ def test_needs_build_when_sources_change(tmp_path: Path, catalog_db: Path) -> No
     db = tmp_path / "catalog.db"
     shutil.copy(catalog_db, db)
     os.utime(db, (1, 1))  # older than the data, but same content
-    assert not needs_build(db, data)
+    assert not needs_build(db, data, extension=CATALOG_EXTENSION)
     guides = data / "install_guides.json"
     guides.write_text(guides.read_text("utf-8").replace("Unplug", "Disconnect", 1), "utf-8")
-    assert needs_build(db, data)
+    assert needs_build(db, data, extension=CATALOG_EXTENSION)
 
 
 def test_crash_mid_build_keeps_old_database(
@@ -81,7 +82,7 @@ def test_crash_mid_build_keeps_old_database(
 
     monkeypatch.setattr(build, "_insert_compat", boom)
     with pytest.raises(RuntimeError):
-        build_catalog(DATA_DIR, db)
+        build_catalog(DATA_DIR, db, extension=CATALOG_EXTENSION)
     assert db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["catalog.db"]  # no temp left over
 
@@ -89,7 +90,7 @@ def test_crash_mid_build_keeps_old_database(
 def test_build_is_deterministic_in_content(
     tmp_path: Path, built_catalog: tuple[Path, CatalogStats]
 ) -> None:
-    stats = build_catalog(DATA_DIR, tmp_path / "again.db")
+    stats = build_catalog(DATA_DIR, tmp_path / "again.db", extension=CATALOG_EXTENSION)
     assert stats == built_catalog[1]
 
 

@@ -26,6 +26,7 @@ from partchat.catalog.store_import import (
     validate,
 )
 from partchat.nlu import store as nlu_store
+from partchat.nlu.store import CATALOG_EXTENSION
 
 Store = dict[str, list[dict[str, Any]]]
 
@@ -238,7 +239,7 @@ def test_a_rejected_import_writes_nothing(tmp_path: Path, imported_catalog_db: P
     before = db.read_bytes()
     write_store(tmp_path / "src", _bad("parts", 0, price="free"), "jsonl")
     with pytest.raises(ImportRejected) as info:
-        import_catalog(tmp_path / "src", db)
+        import_catalog(tmp_path / "src", db, extension=CATALOG_EXTENSION)
     assert info.value.errors[0]["field"] == "price"
     assert db.read_bytes() == before
     assert sorted(p.name for p in db.parent.iterdir()) == ["catalog.db"]
@@ -257,7 +258,7 @@ def test_a_crash_mid_build_leaves_the_old_catalog(
     monkeypatch.setattr(nlu_store, "insert_model", crash)
     write_store(tmp_path / "src", minimal_store(), "csv")
     with pytest.raises(RuntimeError, match="power cut"):
-        import_catalog(tmp_path / "src", db)
+        import_catalog(tmp_path / "src", db, extension=CATALOG_EXTENSION)
     assert db.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["catalog.db", "src"]
 
@@ -269,7 +270,7 @@ def test_csv_and_jsonl_give_the_same_catalog(tmp_path: Path, no_training: None) 
     for fmt in ("csv", "jsonl"):
         write_store(tmp_path / fmt, store, fmt)
         dbs.append(tmp_path / f"{fmt}.db")
-        import_catalog(tmp_path / fmt, dbs[-1])
+        import_catalog(tmp_path / fmt, dbs[-1], extension=CATALOG_EXTENSION)
     first, second = dump(dbs[0]), dump(dbs[1])
     assert first == second
     assert len(first["parts"]) == 12 and len(first["compat"]) == 17
@@ -282,7 +283,8 @@ def test_an_imported_catalog_is_kept_and_remembered(
     assert meta["source"] == "import"
     assert meta["imported_from"] == str(EXAMPLE_CATALOG.resolve())
     assert meta["part_number_shape"] == r"(?:AB)-?\d{3,12}"
-    assert not needs_build(imported_catalog_db)  # no rebuild from the shipped data
+    # no rebuild from the shipped data
+    assert not needs_build(imported_catalog_db, extension=CATALOG_EXTENSION)
     stale = tmp_path / "catalog.db"
     shutil.copy(imported_catalog_db, stale)
     conn = sqlite3.connect(stale)
@@ -290,7 +292,7 @@ def test_an_imported_catalog_is_kept_and_remembered(
     conn.commit()
     conn.close()
     with pytest.raises(ImportedCatalogOutdated, match="catalog import --from"):
-        needs_build(stale)
+        needs_build(stale, extension=CATALOG_EXTENSION)
 
 
 def test_catalog_build_goes_back_to_the_shipped_catalog(
@@ -298,7 +300,7 @@ def test_catalog_build_goes_back_to_the_shipped_catalog(
 ) -> None:
     db = tmp_path / "catalog.db"
     shutil.copy(imported_catalog_db, db)
-    stats = build_catalog(None, db)
+    stats = build_catalog(None, db, extension=CATALOG_EXTENSION)
     assert stats["parts"] > 10_000
     assert catalog_meta(db)["source"] == "shipped"
     assert catalog_meta(db)["part_number_shape"] == r"(?:PS)\d{3,12}"
