@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from partchat.catalog.build import data_root, read_jsonl
+from partchat.catalog.files import data_root, read_jsonl
 from tests.support.demo_page import DEMO, example_model, page
 
 

@@ -17,8 +17,17 @@ from typing import Any
 
 import orjson
 
-from .build import SOURCE_IMPORT, Extension, build_catalog, data_root, read_json
-from .files import COMPAT_FILE, GUIDES_FILE, INSTALL_FILE, MODELS_FILE, PARTS_FILE, SYMPTOMS_FILE
+from .build import SOURCE_IMPORT, Extension, build_catalog
+from .files import (
+    COMPAT_FILE,
+    GUIDES_FILE,
+    INSTALL_FILE,
+    MODELS_FILE,
+    PARTS_FILE,
+    SYMPTOMS_FILE,
+    data_root,
+    read_json,
+)
 from .normalize import model_key, phrase_key, slugify
 from .store_checks import GENERAL_GUIDE, Rows, cross_errors
 from .store_format import RowError, find_files, read_rows, schema_errors

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from partchat.catalog import build, build_catalog, needs_build
+from partchat.catalog import build, build_catalog, build_rows, needs_build
 from partchat.catalog.schema import SCHEMA_VERSION
 from partchat.catalog.types import CatalogStats
 from partchat.nlu.store import CATALOG_EXTENSION
@@ -80,7 +80,7 @@ def test_crash_mid_build_keeps_old_database(
     def boom(*args: object) -> None:
         raise RuntimeError("simulated crash while inserting compatibility pairs")
 
-    monkeypatch.setattr(build, "_insert_compat", boom)
+    monkeypatch.setattr(build_rows, "insert_compat", boom)
     with pytest.raises(RuntimeError):
         build_catalog(DATA_DIR, db, extension=CATALOG_EXTENSION)
     assert db.read_bytes() == before
