@@ -129,6 +129,9 @@ def test_scale_out_runs_and_resumes_exactly(smoke: dict) -> None:  # type: ignor
     r = smoke["scale_out"]
     for runs in r["saturating"].values():
         assert all(x["errors"] == 0 and x["turns"] > 0 for x in runs)
-    assert r["saturating"]["pg_redis"][0]["infra_cpu_ms_per_turn"] > 0
+    # PostgreSQL's and Redis's CPU is measured (None when their pids are not passed on); a
+    # smoke run's few turns can cost them less than one clock tick, so 0.0 is a reading.
+    infra = r["saturating"]["pg_redis"][0]["infra_cpu_ms_per_turn"]
+    assert isinstance(infra, int | float) and infra >= 0
     assert r["ratios"]["throughput"] > 0
     assert r["resume"]["exact"] == r["resume"]["probes"] > 0
