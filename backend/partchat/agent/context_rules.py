@@ -5,6 +5,22 @@ from __future__ import annotations
 from partchat.agent.state import AgentState
 from partchat.nlu.extraction import Extraction
 
+# A symptom that is two others at once: the fridge warm and the freezer warm is the
+# catalog's *Fridge and freezer are too warm* (the corpus never labels the parts with it).
+_WHOLES = {"Fridge and freezer are too warm": ("Fridge too warm", "Freezer section too warm")}
+
+
+def merged_symptoms(labels: list[str]) -> list[str]:
+    """``labels`` with a whole symptom in place of its parts: both parts become the whole
+    (said in one message or over several), and the whole makes its parts redundant."""
+    out = list(labels)
+    for whole, parts in _WHOLES.items():
+        if whole not in out and all(p in out for p in parts):
+            out[out.index(parts[0])] = whole
+        if whole in out:
+            out = [label for label in out if label not in parts]
+    return out
+
 
 def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
     """The context rules, pure: new model replaces; symptoms accumulate per appliance.
@@ -58,5 +74,5 @@ def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
 
     update["product_model"] = model
     update["appliance_type"] = appliance
-    update["symptoms"] = symptoms[-10:]
+    update["symptoms"] = merged_symptoms(symptoms)[-10:]
     return update

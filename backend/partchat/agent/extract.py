@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from partchat.agent.context_rules import apply_extraction
+from partchat.agent.context_rules import apply_extraction, merged_symptoms
 from partchat.agent.list_picks import referenced_part
 from partchat.agent.state import AgentState
 from partchat.catalog.types import CatalogReader
@@ -109,4 +109,4 @@ async def _earlier_symptoms(
     for m in earlier:
         again = await read(m.text, catalog, understanding, context_appliance=appliance)
         found += [label for label in again.found["symptoms"] if label not in found]
-    return found[-10:]
+    return merged_symptoms(found)[-10:]

@@ -165,25 +165,57 @@ def _stems(text: str) -> set[str]:
 def referenced_part(
     messages: Sequence[BaseMessage], numbers: re.Pattern[str] = _PS_IN_TEXT
 ) -> str | None:
-    """The part the newest user message points at in the previous answer's list: by
-    position ("the first one", "number 2") or by name ("the drain pump", "tell me about
-    the damper control"). A name is every word of the message but the generic ones, all
-    of them in a listed part's name ("what about the drain hose" does not pick the drain
-    pump); of several such parts, the first listed (lists are ordered most likely first)."""
+    """The part the newest user message points at in a list the assistant gave: by
+    position ("the first one", "number 2"), as the other of two ("the other one"), or by
+    name ("the drain pump", "tell me about the damper control"). A name is every word of
+    the message but the generic ones, all of them in a listed part's name ("what about
+    the drain hose" does not pick the drain pump); of several such parts, the first listed
+    (lists are ordered most likely first).
+
+    A place in a list and "the other one" point into the newest answer that is a list
+    (numbered parts), up to three answers back ("the first part you showed me" after one
+    part's details); a name, into the newest answer that has it."""
     if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
         return None
-    # The newest earlier answer that lists parts, at most two answers back ("yes" →
-    # "Which one?" → "the first one").
-    answers = [m for m in messages[-5:-1] if isinstance(m, AIMessage)][-2:]
+    text = messages[-1].text
+    answers = [m for m in messages[-7:-1] if isinstance(m, AIMessage)][-3:]
     listings = [m.text for m in answers if numbers.search(m.text)]
     if not listings:
         return None
-    pointed = _pointed(listings[-1], messages[-1].text, numbers)
-    if pointed is None and len(listings) > 1 and not _ANOTHER.match(messages[-1].text):
+    lists = [t for t in listings if _is_list(t, numbers)]
+    if lists and (_ORDINAL.search(text) or _OTHER.search(text)) and not _BY_PRICE.search(text):
+        listing = lists[-1]
+        if _OTHER.search(text) and not _ORDINAL.search(text):
+            return _other(listing, listings[-1] if listings[-1] is not listing else "", numbers)
+        return _pointed(listing, text, numbers)
+    pointed = _pointed(listings[-1], text, numbers)
+    if pointed is None and len(listings) > 1 and not _ANOTHER.match(text):
         # "the thermostat one from that list" after one part's details: the list before
         # ("what about the fill hose" asks about another part, not one listed before)
-        pointed = _pointed(listings[0], messages[-1].text, numbers)
+        for listing in reversed(listings[:-1]):
+            if (pointed := _pointed(listing, text, numbers)) is not None:
+                break
     return pointed
+
+
+# "the other one", "no, the other part": the one of two that is not in focus
+_OTHER = re.compile(r"\bthe other\b(?!\s+(model|fridge|dishwasher|appliance|brand)\b)", re.I)
+
+
+_ITEM = re.compile(r"^\s*\d+[.)]\s")
+
+
+def _is_list(answer: str, numbers: re.Pattern[str]) -> bool:
+    """The answer lists parts as numbered items (one part's details is not a list)."""
+    return any(_ITEM.match(line) and numbers.search(line) for line in answer.splitlines())
+
+
+def _other(listing: str, focus: str, numbers: re.Pattern[str]) -> str | None:
+    """Of a list of two, the part the answer in focus (the one just shown) is not."""
+    listed = list(dict.fromkeys(numbers.findall(listing)))
+    shown = set(numbers.findall(focus))
+    rest = [ps for ps in listed if ps not in shown]
+    return rest[0] if len(listed) == 2 and len(rest) == 1 else None
 
 
 def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:

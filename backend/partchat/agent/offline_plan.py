@@ -185,6 +185,7 @@ _JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
 _CANNED = {
     "greeting": w.GREETING,
     "thanks": w.THANKS,
+    "decline": w.DECLINED,
     "orders": w.ORDERS,
     "out_of_scope": w.OUT_OF_SCOPE,
 }

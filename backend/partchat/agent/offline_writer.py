@@ -52,6 +52,7 @@ ASK_WHICH = (
 )
 
 THANKS = "You're welcome! Anything else I can help with for your refrigerator or dishwasher?"
+DECLINED = "No problem. Anything else I can help with for your refrigerator or dishwasher?"
 
 MODEL_HINT = (
     "You'll usually find the model number on a sticker: inside the door or on the edge of "

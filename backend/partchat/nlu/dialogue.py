@@ -20,6 +20,7 @@ from .rules import rule_intent
 
 # Intents that are not a job of their own: they continue or close one.
 ANSWER = "answer"
+DECLINE = "decline"
 _JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
 # Intents a message that picks a listed part may be read as: naming a part reads like
 # a search ("damper control"), a symptom ("start relay") or a question about it.
@@ -59,6 +60,23 @@ _YES = re.compile(
     r"(?![^?]*\b(no|not|but|instead|other)\b)[^?]{0,40}$",
     re.IGNORECASE,
 )
+
+# "no", "nah i'm good", "no, just wanted the price": a no and words that only close the
+# matter; any other word (a part, a model, "the other one", "it's also leaking") says
+# what the shopper wants instead.
+_NO = re.compile(r"^\W*(no+|nope|nah|not now|not really|no need)\b(?P<rest>.*)$", re.I | re.S)
+_CLOSING_WORDS = (
+    "thanks thank thx ty you u im i am m good fine ok okay all that thats s it is for now "
+    "just wanted want needed was only the price cost info really right alright cheers "
+    "worries sorry later maybe bye need"
+)
+_CLOSING = frozenset(_CLOSING_WORDS.split())
+
+
+def declines(text: str) -> bool:
+    """The message only says no (to an offer, or to more help)."""
+    m = _NO.match(text)
+    return m is not None and set(re.findall(r"[a-z]+", m["rest"].lower())) <= _CLOSING
 
 
 _FILLER = frozenset(
@@ -176,6 +194,8 @@ def resolve_intent(
     if not messages or not isinstance(messages[-1], HumanMessage):
         return intent
     text = messages[-1].text
+    if declines(text) and not picked_part:
+        return DECLINE
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
     explicit = _INSTALL_WORDS.search(text) or _FIT_WORDS.search(text)
@@ -204,9 +224,15 @@ def resolve_intent(
             return pending
     if names_part and intent == "search" and not _AMONG.search(text):
         return "details"  # "what about WH23X10028, the motor and drain pump": we have it
-    if picked_part and intent in _PICKING:
+    if picked_part and (
+        intent in _PICKING
+        or intent in ("orders", "out_of_scope")
+        or (intent == "compat" and "modelnum" not in normalize(text).split())
+    ):
         # "the second one", "damper control" after a list: that part, for the job the
         # message or the conversation names if it is about one part, else its details.
+        # Pointing at a listed part outweighs the classifier's other guesses ("what about
+        # the first part you showed me" is not about an order; a fit check needs a model).
         pending = pending_job(messages, understanding)
         if _INSTALL_WORDS.search(text):
             return "install"

@@ -10,7 +10,7 @@ import pytest
 import pytest_asyncio
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from partchat.agent.context_rules import apply_extraction
+from partchat.agent.context_rules import apply_extraction, merged_symptoms
 from partchat.agent.extract import confirmed_suggestion, make_extract_node
 from partchat.agent.list_picks import referenced_part
 from partchat.agent.prompts import context_block
@@ -149,6 +149,21 @@ def test_symptoms_are_capped_at_ten_keeping_the_newest() -> None:
 
 
 # -- parts -------------------------------------------------------------------------------
+def test_a_whole_symptom_stands_for_its_parts() -> None:
+    whole, fridge, freezer = (
+        "Fridge and freezer are too warm",
+        "Fridge too warm",
+        "Freezer section too warm",
+    )
+    assert merged_symptoms([whole, freezer, "Noisy"]) == [whole, "Noisy"]
+    assert merged_symptoms(["Noisy", fridge, freezer]) == ["Noisy", whole]
+    assert merged_symptoms([fridge, "Noisy"]) == [fridge, "Noisy"]
+    # said over two messages: the fridge warm, then the freezer too
+    before = state(appliance_type="refrigerator", symptoms=[fridge])
+    out = apply_extraction(before, found(symptoms=[freezer], appliance="refrigerator"))
+    assert out["symptoms"] == [whole]
+
+
 def test_a_part_number_replaces_the_part_and_is_marked_as_mentioned() -> None:
     out = apply_extraction(state(part_number="PS1"), found(parts=["PS2", "PS3"]))
     assert out["part_number"] == "PS3"
@@ -318,3 +333,32 @@ async def test_extract_node_resolves_yes_and_ordinals(
     out = await node(state(messages=convo("How do I install the first one?")))
     assert out["part_number"] == "PS11753379"
     assert out["mentioned_part"] == "PS11753379"
+
+
+def test_a_place_in_a_list_points_into_the_list_not_into_one_parts_details() -> None:
+    details = AIMessage("**Dishwasher Filter** (PS11759673) · $46.14 · In Stock")
+    messages = [*convo("the filter"), details]
+    assert referenced_part([*messages, HumanMessage("the first part you showed me")]) == (
+        "PS11753379"
+    )
+    # three answers back, with a reply between
+    later = [*messages, HumanMessage("thanks"), AIMessage("You're welcome!")]
+    assert referenced_part([*later, HumanMessage("go back to the 3rd one")]) == "PS12348515"
+    # a list of one is still a list
+    one = AIMessage("Here's what I found:\n1. **P-Trap Drain Tube Kit** (PS8691807) · $41.95")
+    assert referenced_part(convo("the first one", one)) == "PS8691807"
+
+
+def test_the_other_one_is_the_listed_part_not_in_focus() -> None:
+    two = AIMessage(
+        "1. **Defrost Thermostat** (PS11750673) · $33.95\n2. **Capacitor** (PS11757023)"
+    )
+    shown = AIMessage("**Capacitor** (PS11757023) · $42.95 · In Stock")
+    messages = [*convo("the capacitor", two), shown]
+    assert referenced_part([*messages, HumanMessage("and the other one you mentioned?")]) == (
+        "PS11750673"
+    )
+    # of three listed, "the other one" is not one part
+    assert referenced_part([*convo("the filter"), shown, HumanMessage("the other one")]) is None
+    # another model or appliance is not a listed part
+    assert referenced_part(convo("does it fit the other fridge")) is None

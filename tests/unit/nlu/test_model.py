@@ -6,7 +6,7 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from partchat.nlu.dialogue import resolve_intent
+from partchat.nlu.dialogue import DECLINE, declines, resolve_intent
 from partchat.nlu.features import features, normalize
 from partchat.nlu.model import ModelMismatch, Understanding
 from partchat.nlu.train import Example, train
@@ -163,3 +163,36 @@ def test_a_clause_that_says_all_is_fine_has_its_own_word_features() -> None:
     assert f["w:fridge"] == 1 and f["w:warm"] == 1
     assert f["o:freezer"] == 1 and f["w:freezer"] == 0
     assert f["w:is"] == 1 and f["o:is"] == 1  # each word where it stands
+
+
+def test_a_no_that_only_closes_the_matter_declines() -> None:
+    for text in ("no", "nope", "no thanks", "nah i'm good", "no, just wanted the price", "no thx"):
+        assert declines(text), text
+    # a no with what the shopper wants instead is not a decline
+    for text in (
+        "no, the other one",
+        "no its a different brand",
+        "no, it's also leaving water in the bottom",
+        "no, its the freezer",
+        "nope PS11753379",
+        "now the drain pump",
+    ):
+        assert not declines(text), text
+    model = Understanding(train(EXAMPLES))
+    messages = [
+        HumanMessage("how do i install PS11753379"),
+        AIMessage("Here's how to install the **Drain Pump** (PS11753379)."),
+        HumanMessage("nah i'm good"),
+    ]
+    assert resolve_intent("answer", messages, model, picked_part=False) == DECLINE
+
+
+def test_pointing_at_a_listed_part_outweighs_other_guesses() -> None:
+    model = Understanding(train(EXAMPLES))
+    text = "what about the first part you showed me"
+    assert _after_a_list(text, "orders", model, picked=True) == "details"
+    assert _after_a_list("and the other one?", "compat", model, picked=True) == "details"
+    # a fit check names the model it is for
+    assert _after_a_list("the first one, WDT780SAEM1", "compat", model, picked=True) == "compat"
+    # without a pick the guess stands
+    assert _after_a_list(text, "orders", model, picked=False) == "orders"
