@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -76,6 +77,11 @@ _GENERIC_WORDS = frozenset(
         "want",
         "price",
         "cost",
+        "costs",
+        "expensive",
+        "cheap",
+        "pricey",
+        "teh",
         "much",
         "details",
         # words around a name that do not name anything ("prob the door switch", "ok
@@ -259,12 +265,13 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
 def _named(items: dict[str, str], text: str, *, relaxed: bool = False) -> list[str]:
     """The listed parts whose name has every non-generic word of ``text``, in order
     (``relaxed``: every such word that some listed name has, when the others name no
-    part type)."""
+    part type). A word a letter or two off a listed name's word ("elemnt") is that
+    word."""
+    in_names = set().union(*(_stems(line) for line in items.values()))
     wanted = {
-        stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())
+        _spelled(stem(_SHORT_FORMS.get(w, w)), in_names) for w in _NAME_WORD.findall(text.lower())
     } - _generic_stems()
     if relaxed:
-        in_names = set().union(*(_stems(line) for line in items.values()))
         dropped = wanted - in_names
         if dropped & _part_type_stems():
             return []
@@ -275,13 +282,21 @@ def _named(items: dict[str, str], text: str, *, relaxed: bool = False) -> list[s
     if len(named) > 1:
         # "the door switch" is the *Door Switch*, not the *Door Light Switch* listed first
         order = [
-            stem(_SHORT_FORMS.get(w, w))
+            _spelled(stem(_SHORT_FORMS.get(w, w)), in_names)
             for w in _NAME_WORD.findall(text.lower())
-            if stem(_SHORT_FORMS.get(w, w)) in wanted
         ]
+        order = [w for w in order if w in wanted]
         exact = [ps for ps in named if _contiguous(order, items[ps])]
         named = exact + [ps for ps in named if ps not in exact]
     return named
+
+
+def _spelled(word: str, names: set[str]) -> str:
+    """``word``, or the listed name's word it misspells (one of 5+ letters, at 0.8)."""
+    if word in names or len(word) < 5:
+        return word
+    close = difflib.get_close_matches(word, [n for n in names if len(n) >= 5], n=1, cutoff=0.8)
+    return close[0] if close else word
 
 
 def _contiguous(words: list[str], line: str) -> bool:

@@ -362,3 +362,16 @@ def test_the_other_one_is_the_listed_part_not_in_focus() -> None:
     assert referenced_part([*convo("the filter"), shown, HumanMessage("the other one")]) is None
     # another model or appliance is not a listed part
     assert referenced_part(convo("does it fit the other fridge")) is None
+
+
+def test_a_misspelt_name_or_a_word_about_its_price_still_picks_the_part() -> None:
+    parts = AIMessage(
+        "1. **Heating Element** (PS3653449) · $72.22\n"
+        "2. **LED Light Control Board** (PS11755867) · $36.73\n"
+        "3. **Drain Hose** (PS2358130) · $24.11"
+    )
+    assert referenced_part(convo("heating elemnt price", parts)) == "PS3653449"
+    assert referenced_part(convo("is that board expensive", parts)) == "PS11755867"
+    assert referenced_part(convo("teh drain hose one", parts)) == "PS2358130"
+    # a different part type a letter off is not a listed one
+    assert referenced_part(convo("the drain pump", parts)) is None
