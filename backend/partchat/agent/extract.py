@@ -11,7 +11,7 @@ from partchat.agent.context_rules import apply_extraction, merged_symptoms
 from partchat.agent.list_picks import referenced_part
 from partchat.agent.state import AgentState
 from partchat.catalog.types import CatalogReader
-from partchat.nlu.dialogue import ANSWER, bare, resolve_intent
+from partchat.nlu.dialogue import ANSWER, bare, only_gives_a_model, resolve_intent
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
 from partchat.nlu.reading import read
@@ -77,9 +77,9 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             picked_part=picked,
             names_part=bool(found["part_numbers"]) and not picked,
         )
-        update["continues"] = (reading.intent == ANSWER or bare(last.text)) and update[
-            "intent"
-        ] in ("search", "details", "compat", "diagnose", "install")
+        update["continues"] = (
+            reading.intent == ANSWER or bare(last.text) or only_gives_a_model(last.text)
+        ) and update["intent"] in ("search", "details", "compat", "diagnose", "install")
         if update.get("appliance_type") is None and reading.symptom_ids:
             implied = {sid.split("/", 1)[0] for sid in reading.symptom_ids}
             if len(implied) == 1:

@@ -126,6 +126,27 @@ def bare(text: str) -> bool:
     return all(w in _FILLER for w in normalize(text).split())
 
 
+# Words that ask for parts of their own ("what parts do you have for 10639422990").
+_ASKS_PARTS = re.compile(r"\b(parts?|have|sell|carry|need|looking|find|show)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def only_gives_a_model(text: str) -> bool:
+    """The message gives a model and asks nothing of its own: "its for an LDF7551WW",
+    "wait, that's my neighbours. mine is 10639422990" (no part, part type, problem or
+    question for parts; short)."""
+    words = normalize(text).split()
+    return (
+        "modelnum" in words
+        and "psnum" not in words
+        and len(words) <= 14
+        and not part_type_named(text)
+        and not _ASKS_PARTS.search(text)
+        and not _INSTALL_WORDS.search(text)
+        and not _FIT_WORDS.search(text)
+    )
+
+
 def intent_of(text: str, understanding: Understanding) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
     classifier): "a bosch dishwasher" is an answer whatever the classifier guesses."""
@@ -239,6 +260,12 @@ def resolve_intent(
         if _FIT_WORDS.search(text):
             return "compat"
         return pending if pending in ("install", "compat") else "details"
+    if intent in ("search", "details") and not names_part and only_gives_a_model(text):
+        # a model given with a few words the classifier takes for a request: the job
+        # before, now for that model
+        pending = previous_job(messages, understanding)
+        if pending is not None:
+            return pending
     if not is_answer(intent, text):
         return intent
     if _FIT_WORDS.search(text) and "modelnum" in normalize(text).split():

@@ -6,7 +6,7 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from partchat.nlu.dialogue import DECLINE, declines, resolve_intent
+from partchat.nlu.dialogue import DECLINE, declines, only_gives_a_model, resolve_intent
 from partchat.nlu.features import features, normalize
 from partchat.nlu.model import ModelMismatch, Understanding
 from partchat.nlu.train import Example, train
@@ -196,3 +196,23 @@ def test_pointing_at_a_listed_part_outweighs_other_guesses() -> None:
     assert _after_a_list("the first one, WDT780SAEM1", "compat", model, picked=True) == "compat"
     # without a pick the guess stands
     assert _after_a_list(text, "orders", model, picked=False) == "orders"
+
+
+def test_a_model_given_with_a_few_words_continues_the_job_before() -> None:
+    for text in ("its for an LDF7551WW", "wait, that's my neighbours. mine is 10639422990"):
+        assert only_gives_a_model(text), text
+    for text in (
+        "what parts do you have for LDF7551WW",
+        "does it fit LDF7551WW",
+        "the drain pump for LDF7551WW",
+        "its for my fridge",
+    ):
+        assert not only_gives_a_model(text), text
+    model = Understanding(train(EXAMPLES))
+    messages = [
+        HumanMessage("how do i install PS11753379"),
+        AIMessage("Here's how to install the **Drain Pump** (PS11753379)."),
+        HumanMessage("its for an WDT780SAEM1"),
+    ]
+    assert resolve_intent("search", messages, model, picked_part=False) == "install"
+    assert resolve_intent("details", messages, model, picked_part=False) == "install"
