@@ -102,11 +102,14 @@ def call_problems(
 
 
 def reasked(turn: Turn, before: dict[str, Any]) -> list[str]:
-    """Questions the answer asks that the context already answered."""
+    """Questions the answer asks that the context already answered. A model the turn
+    itself set aside (the shopper turned to the other appliance) answers nothing about
+    the new one."""
     out = []
     if (
         ASKS["model"] in turn.text
         and before.get("productModel")
+        and turn.context.get("productModel")
         and "couldn't find model" not in turn.text
     ):
         out.append(f"asked for the model again (context has {before['productModel']})")
