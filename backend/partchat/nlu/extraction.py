@@ -151,6 +151,23 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
                         suggestions=lookup["suggestions"][:5],
                     )
                 )
+    if not any(m["known"] for m in models):
+        for joined in _split_model_candidates(text):
+            lookup = await catalog.find_model(joined)
+            joined_info = lookup["match"]
+            key = joined.replace(" ", "").upper()
+            if joined_info is not None and joined_info["model_number"].upper() == key:
+                models = [m for m in models if m["model"].replace(" ", "") not in key]
+                models.append(
+                    ModelMention(
+                        model=joined_info["model_number"],
+                        known=True,
+                        brand=joined_info["brand"],
+                        appliance=joined_info["appliance"],
+                        suggestions=[],
+                    )
+                )
+                break
     appliance = appliance_from_words(text)
     if appliance is None:
         appliance = next((m["appliance"] for m in models if m["known"] and m["appliance"]), None)
@@ -162,6 +179,32 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
         symptoms=_unique([s["label"] for s in matched]),
         appliance=appliance,
     )
+
+
+_PIECE = re.compile(r"[A-Za-z0-9]{1,8}")
+
+
+def _split_model_candidates(text: str) -> list[str]:
+    """A model number pasted in pieces ("LDF 7774 BD", "106 4056 2010"): two or three
+    short neighbouring pieces, at least two with digits, or all as the model is written
+    (capitals and digits), longest first."""
+    pieces = [w.strip(".,;:!?()") for w in text.split()]
+    digit = [bool(_HAS_DIGIT.search(p)) and _PIECE.fullmatch(p) is not None for p in pieces]
+    if not any(digit):
+        return []
+    short = [d or _PIECE.fullmatch(p) is not None for p, d in zip(pieces, digit, strict=True)]
+    out: list[str] = []
+    for size in (3, 2):
+        for i in range(len(pieces) - size + 1):
+            window = range(i, i + size)
+            digits = sum(digit[k] for k in window)
+            if not digits or not all(short[k] for k in window):
+                continue
+            joined = [pieces[k] for k in window]
+            as_written = all(p == p.upper() for p in joined)
+            if (digits >= 2 or as_written) and 6 <= sum(map(len, joined)) <= 16:
+                out.append(" ".join(joined))
+    return out[:6]
 
 
 def _unique(items: list[str]) -> list[str]:

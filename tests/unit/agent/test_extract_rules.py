@@ -306,6 +306,20 @@ async def test_manufacturer_number_resolves_to_the_ps_number(catalog: Catalog) -
 
 
 @pytestmark_catalog
+async def test_a_model_pasted_in_pieces_is_found(catalog: Catalog) -> None:
+    for text, model in (
+        ("LDF 7774 BD not getting dishes clean", "LDF7774BD"),
+        ("kenmore 106 4056 2010 too warm", "10640562010"),
+        ("WDT 780SAEM1 is leaking", "WDT780SAEM1"),
+    ):
+        out = await extract(text, catalog)
+        assert [(m["model"], m["known"]) for m in out["models"]] == [(model, True)], text
+    # counts and sizes are not pieces of a model
+    out = await extract("dishwasher is 2 years old, 24 inch, leaks", catalog)
+    assert out["models"] == []
+
+
+@pytestmark_catalog
 async def test_extract_finds_model_symptom_and_appliance(catalog: Catalog) -> None:
     out = await extract("My dishwasher WDT780SAEM1 is not draining and leaking", catalog)
     assert [m["model"] for m in out["models"] if m["known"]] == ["WDT780SAEM1"]
