@@ -91,6 +91,13 @@ _GENERIC_WORDS = frozenset(
         "prob",
         "probably",
         "maybe",
+        "likely",
+        "possibly",
+        "perhaps",
+        "could",
+        "might",
+        "suspect",
+        "culprit",
         "guess",
         "think",
         "looks",
@@ -245,8 +252,10 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         among = {ps: prices[ps] for ps in named_too if ps in prices} or prices
         pick = min if by_price["low"] else max
         return pick(among, key=among.__getitem__)
-    if len(numbers) == 1 and THAT_ONE.match(text):
-        return numbers[0]  # "ok that one", "yes this one" after a list of one
+    if len(numbers) == 1 and (
+        THAT_ONE.match(text) or (_ASKS_ABOUT.search(text) and not _named_words(text))
+    ):
+        return numbers[0]  # "ok that one", "how much?" after a list of one
     m = _ORDINAL.search(text)
     if m:
         word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]
@@ -260,6 +269,19 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         # type (then it is another part: "how do i install the drain hose")
         named = _named(items, text, relaxed=True)
     return named[0] if named else None
+
+
+# A question about a part that does not name it ("how much", "in stock?").
+_ASKS_ABOUT = re.compile(
+    r"\?|\b(how much|price|cost|in stock|stock|details?|info|more about)\b", re.IGNORECASE
+)
+
+
+def _named_words(text: str) -> set[str]:
+    """The words of ``text`` that could name a part: all but the generic ones, stemmed."""
+    return {stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())} - (
+        _generic_stems()
+    )
 
 
 def _named(items: dict[str, str], text: str, *, relaxed: bool = False) -> list[str]:

@@ -68,7 +68,7 @@ _NO = re.compile(r"^\W*(no+|nope|nah|not now|not really|no need)\b(?P<rest>.*)$"
 _CLOSING_WORDS = (
     "thanks thank thx ty you u im i am m good fine ok okay all that thats s it is for now "
     "just wanted want needed was only the price cost info really right alright cheers "
-    "worries sorry later maybe bye need"
+    "worries sorry later maybe bye need not what looking"
 )
 _CLOSING = frozenset(_CLOSING_WORDS.split())
 

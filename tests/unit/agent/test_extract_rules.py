@@ -389,3 +389,17 @@ def test_a_misspelt_name_or_a_word_about_its_price_still_picks_the_part() -> Non
     assert referenced_part(convo("teh drain hose one", parts)) == "PS2358130"
     # a different part type a letter off is not a listed one
     assert referenced_part(convo("the drain pump", parts)) is None
+
+
+def test_after_a_list_of_one_a_question_that_names_nothing_is_about_that_part() -> None:
+    one = AIMessage("Here's what I found:\n1. **ICEMAKER** (PS16660327) · $127.05")
+    assert referenced_part(convo("how much", one)) == "PS16660327"
+    assert referenced_part(convo("in stock?", one)) == "PS16660327"
+    assert referenced_part(convo("how much is the drain pump", one)) is None
+    # after several, the question names nothing to pick
+    assert referenced_part(convo("how much")) is None
+
+
+def test_a_hedged_name_picks_the_part() -> None:
+    assert referenced_part(convo("is it likely the filter?")) == "PS11759673"
+    assert referenced_part(convo("could be the door seal maybe")) == "PS12348515"
