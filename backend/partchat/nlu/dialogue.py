@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from partchat.catalog.vocab import part_type_keywords
 
 from .features import normalize, part_type_named
 from .model import Understanding
@@ -147,6 +149,40 @@ def only_gives_a_model(text: str) -> bool:
     )
 
 
+_ONLY_NAME_FILLER_WORDS = "the a an one that this my new its it s ok okay and just please pls qmark"
+_ONLY_NAME_FILLER = frozenset(_ONLY_NAME_FILLER_WORDS.split())
+
+
+@cache
+def _part_type_names() -> re.Pattern[str]:
+    phrases = sorted({k for k, _ in part_type_keywords()}, key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(re.escape(p) for p in phrases) + r")s?\b")
+
+
+def names_only_a_part_type(text: str) -> bool:
+    """The text is a part type's name and filler ("the spring", "drain hose?")."""
+    norm = normalize(text)
+    if len(norm.split()) > 6 or not _part_type_names().search(norm):
+        return False
+    return set(_part_type_names().sub(" ", norm).split()) <= _ONLY_NAME_FILLER
+
+
+# Thanks or praise that opens a message ("ok great,", "thanks so much!") and a question
+# after it ("how much", "is it in stock?").
+_COURTESY = re.compile(
+    r"^\W*((ok(ay)?|great|cool|awesome|perfect|nice|thanks?|thank you|thx|ty|so much)\W+)+",
+    re.IGNORECASE,
+)
+_QUESTION = re.compile(r"\?\s*$|^(how|what|where|which|is|are|does|do|can)\b", re.IGNORECASE)
+
+
+def _after_courtesy(text: str) -> str | None:
+    """The question after an opening thanks, if the message goes on to ask one."""
+    m = _COURTESY.match(text)
+    rest = text[m.end() :].strip() if m else ""
+    return rest if len(rest.split()) >= 2 and _QUESTION.search(rest) else None
+
+
 def intent_of(text: str, understanding: Understanding) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
     classifier): "a bosch dishwasher" is an answer whatever the classifier guesses."""
@@ -260,6 +296,21 @@ def resolve_intent(
         if _FIT_WORDS.search(text):
             return "compat"
         return pending if pending in ("install", "compat") else "details"
+    if (
+        intent in (ANSWER, "diagnose")
+        and not (picked_part or names_part)
+        and names_only_a_part_type(text)
+    ):
+        # "the spring" after a list that has none (a part's name read as a symptom, or
+        # as a reply to the question before): a search for it
+        return "search"
+    if intent in ("thanks", "greeting") and (rest := _after_courtesy(text)):
+        # "ok great, how much", "thanks, how do i install it": the question is the job
+        asked = intent_of(rest, understanding)
+        if asked in _JOBS:
+            return resolve_intent(
+                asked, messages, understanding, picked_part=picked_part, names_part=names_part
+            )
     if intent in ("search", "details") and not names_part and only_gives_a_model(text):
         # a model given with a few words the classifier takes for a request: the job
         # before, now for that model

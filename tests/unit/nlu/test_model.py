@@ -6,7 +6,13 @@ import json
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from partchat.nlu.dialogue import DECLINE, declines, only_gives_a_model, resolve_intent
+from partchat.nlu.dialogue import (
+    DECLINE,
+    declines,
+    names_only_a_part_type,
+    only_gives_a_model,
+    resolve_intent,
+)
 from partchat.nlu.features import features, normalize
 from partchat.nlu.model import ModelMismatch, Understanding
 from partchat.nlu.train import Example, train
@@ -223,3 +229,27 @@ def test_a_model_given_with_a_few_words_continues_the_job_before() -> None:
     ]
     assert resolve_intent("search", messages, model, picked_part=False) == "install"
     assert resolve_intent("details", messages, model, picked_part=False) == "install"
+
+
+def test_a_part_types_name_alone_after_a_list_that_lacks_it_searches() -> None:
+    assert names_only_a_part_type("the spring")
+    assert names_only_a_part_type("drain hose?")
+    assert not names_only_a_part_type("the door springs open")
+    assert not names_only_a_part_type("my drain hose is leaking")
+    model = Understanding(train(EXAMPLES))
+    assert _after_a_list("the spring", "diagnose", model, picked=False) == "search"
+    assert _after_a_list("the spring", "answer", model, picked=False) == "search"
+    # a listed part so named is that part
+    assert _after_a_list("the filter", "answer", model, picked=True) == "details"
+
+
+def test_a_question_after_an_opening_thanks_is_the_job() -> None:
+    model = Understanding(train(EXAMPLES))
+    messages = [
+        HumanMessage("does PS11753379 fit WDT780SAEM1"),
+        AIMessage("Yes! The **Drain Pump** (PS11753379) fits your **WDT780SAEM1**."),
+        HumanMessage("thanks, how do i install it"),
+    ]
+    assert resolve_intent("thanks", messages, model, picked_part=False) == "install"
+    messages[-1] = HumanMessage("thanks, will order it tonight")
+    assert resolve_intent("thanks", messages, model, picked_part=False) == "thanks"
