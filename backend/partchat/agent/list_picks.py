@@ -82,6 +82,12 @@ _GENERIC_WORDS = frozenset(
         "cheap",
         "pricey",
         "teh",
+        "hmm",
+        "hmmm",
+        "umm",
+        "ugh",
+        "meh",
+        "oops",
         "much",
         "details",
         # words around a name that do not name anything ("prob the door switch", "ok
@@ -157,7 +163,8 @@ def _generic_stems() -> frozenset[str]:
 
 # A message that asks how to put one part in ("what door parts fit" asks for parts).
 _ASKS_INSTALL = re.compile(
-    r"\b(install\w*|replac\w*|swap\w*|put (it|that|this) in)\b", re.IGNORECASE
+    r"\b(install\w*|replac\w*|swap\w*|put (it|that|this) in|change (it|that|this))\b",
+    re.IGNORECASE,
 )
 
 
@@ -253,7 +260,8 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         pick = min if by_price["low"] else max
         return pick(among, key=among.__getitem__)
     if len(numbers) == 1 and (
-        THAT_ONE.match(text) or (_ASKS_ABOUT.search(text) and not _named_words(text))
+        THAT_ONE.match(text)
+        or (_ASKS_ABOUT.search(text) and not _named_words(text) and _is_list(listing, pattern))
     ):
         return numbers[0]  # "ok that one", "how much?" after a list of one
     m = _ORDINAL.search(text)
@@ -262,6 +270,8 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         number = m["n"] or m["m"] or ""
         index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
         return numbers[index] if -len(numbers) <= index < len(numbers) else None
+    if _WANTS_OPTIONS.search(text):
+        return None  # "what drain pump do i need for it then": the options, a search
     named = _named(items, text)
     if not named and _ASKS_INSTALL.search(text):
         # "ok ill do the fan first, how do i install that": a part named among other
@@ -271,6 +281,10 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
     return named[0] if named else None
 
 
+# A question for the parts of a type that would do, not about one listed part.
+_WANTS_OPTIONS = re.compile(
+    r"\b(what|which)\b[^?]*\b(need|fits?|have|sell|carry|go(es)?|work|options?)\b", re.I
+)
 # A question about a part that does not name it ("how much", "in stock?").
 _ASKS_ABOUT = re.compile(
     r"\?|\b(how much|price|cost|in stock|stock|details?|info|more about)\b", re.IGNORECASE

@@ -34,7 +34,8 @@ _OFFERED_INSTALL = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _INSTALL_WORDS = re.compile(
-    r"\b(install\w*|replac\w*|swap\w*|fit it|put (it |this |that )?in|mount\w*|hook\w* up)\b",
+    r"\b(install\w*|replac\w*|swap\w*|fit it|put (it |this |that )?in|mount\w*|hook\w* up|"
+    r"change (it|that|this))\b",
     re.IGNORECASE,
 )
 # "and PS3406971?", "what about the drain hose W10195416": the same question, another part.

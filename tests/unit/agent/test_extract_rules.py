@@ -403,3 +403,13 @@ def test_after_a_list_of_one_a_question_that_names_nothing_is_about_that_part() 
 def test_a_hedged_name_picks_the_part() -> None:
     assert referenced_part(convo("is it likely the filter?")) == "PS11759673"
     assert referenced_part(convo("could be the door seal maybe")) == "PS12348515"
+
+
+def test_change_it_and_interjections_around_a_listed_name() -> None:
+    assert referenced_part(convo("filter - how do i change it?")) == "PS11759673"
+    assert referenced_part(convo("hmm pricey. the door seal then")) == "PS12348515"
+    # a question for the parts that would do is a search, not a pick
+    assert referenced_part(convo("ugh ok, what drain pump do i need for it then")) is None
+    # one part's answer (a fit check) is not a list: "price?" is about the context's part
+    fit = AIMessage("Yes! The **Lower Spray Arm** (PS11770610) fits your **004621710A**.")
+    assert referenced_part(convo("price?", fit)) is None
