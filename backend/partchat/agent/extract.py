@@ -11,7 +11,14 @@ from partchat.agent.context_rules import apply_extraction, merged_symptoms
 from partchat.agent.list_picks import referenced_part
 from partchat.agent.state import AgentState
 from partchat.catalog.types import CatalogReader
-from partchat.nlu.dialogue import ANSWER, bare, only_gives_a_model, resolve_intent
+from partchat.nlu.dialogue import (
+    ANSWER,
+    NO_MODEL,
+    bare,
+    lacks_model,
+    only_gives_a_model,
+    resolve_intent,
+)
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
 from partchat.nlu.reading import read
@@ -77,6 +84,14 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             picked_part=picked,
             names_part=bool(found["part_numbers"]) and not picked,
         )
+        if (
+            lacks_model(last.text)
+            and not update.get("product_model")
+            and not (reading.symptom_ids or found["part_numbers"])
+        ):
+            # "i don't know the model, it's a kenmore": where to find it, not the job
+            # again (a message with a problem or a part of its own still gets its job)
+            update["intent"] = NO_MODEL
         update["continues"] = (
             reading.intent == ANSWER or bare(last.text) or only_gives_a_model(last.text)
         ) and update["intent"] in ("search", "details", "compat", "diagnose", "install")

@@ -186,6 +186,7 @@ _CANNED = {
     "greeting": w.GREETING,
     "thanks": w.THANKS,
     "decline": w.DECLINED,
+    "no_model": w.NO_MODEL,
     "orders": w.ORDERS,
     "out_of_scope": w.OUT_OF_SCOPE,
 }

@@ -59,6 +59,11 @@ MODEL_HINT = (
     "the tub for a dishwasher, inside the fresh-food compartment for a refrigerator."
 )
 
+NO_MODEL = (
+    f"No problem. {MODEL_HINT} Send me the **model number** when you have it and I'll "
+    "show the parts that fit it."
+)
+
 
 def ask_model(purpose: str) -> str:
     return f"Could you tell me your appliance's **model number** {purpose}? {MODEL_HINT}"

@@ -168,6 +168,20 @@ def names_only_a_part_type(text: str) -> bool:
     return set(_part_type_names().sub(" ", norm).split()) <= _ONLY_NAME_FILLER
 
 
+# "i don't know the model", "cant find the model number anywhere", "no sticker on it"
+_LACKS_MODEL = re.compile(
+    r"\b(don'?t|dont|do not|can'?t|cant|cannot|couldn'?t|no idea|not sure)\b[^.?!]{0,30}"
+    r"\b(model|sticker|tag)\b|\bno (model|sticker|tag)\b",
+    re.IGNORECASE,
+)
+NO_MODEL = "no_model"
+
+
+def lacks_model(text: str) -> bool:
+    """The shopper says they do not have the model number (and gives none)."""
+    return _LACKS_MODEL.search(text) is not None and "modelnum" not in normalize(text).split()
+
+
 # Thanks or praise that opens a message ("ok great,", "thanks so much!") and a question
 # after it ("how much", "is it in stock?").
 _COURTESY = re.compile(

@@ -349,6 +349,21 @@ async def test_extract_node_resolves_yes_and_ordinals(
     assert out["mentioned_part"] == "PS11753379"
 
 
+@pytestmark_catalog
+async def test_not_knowing_the_model_asks_where_to_find_it_not_the_job_again(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    node = make_extract_node(catalog, understanding)
+    listed = state(messages=convo("i don't know the model, it's a kenmore"))
+    assert (await node(listed))["intent"] == "no_model"
+    # a problem of its own is still diagnosed
+    leaking = state(messages=[HumanMessage("my dishwasher is leaking, dont know the model")])
+    assert (await node(leaking))["intent"] == "diagnose"
+    # with a model in the context the words say nothing new
+    known = state(product_model="WDT780SAEM1", messages=convo("cant find the model sticker"))
+    assert (await node(known))["intent"] != "no_model"
+
+
 def test_a_place_in_a_list_points_into_the_list_not_into_one_parts_details() -> None:
     details = AIMessage("**Dishwasher Filter** (PS11759673) · $46.14 · In Stock")
     messages = [*convo("the filter"), details]
