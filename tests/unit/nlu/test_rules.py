@@ -50,6 +50,11 @@ from partchat.nlu.rules import rule_intent
         ("under the door it says WDT780SAEM1", "answer"),
         ("mdl# WDT780SAEM1", "answer"),
         ("sticker on the tub rim: WDT780SAEM1", "answer"),
+        # yes, no and picks in other words
+        ("absolutely", "answer"),
+        ("uhh probably the first one", "answer"),
+        ("both of them", "answer"),
+        ("2nd please", "answer"),
         # a closing
         ("cool, thats it", "thanks"),
         ("ok that's all for now", "thanks"),
@@ -82,6 +87,7 @@ def test_a_rule_decides(text: str, intent: str) -> None:
         "inside the door",  # where it is written, but no model number
         "yes thats it",
         "thanks?",
+        "fridge at 48F, freezer is ok. model 10641514100",  # a reading, not a reply
     ],
 )
 def test_the_classifier_decides(text: str) -> None:
