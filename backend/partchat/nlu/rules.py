@@ -273,11 +273,17 @@ _REPLY_WORDS = frozenset(
         "them",
     ]
 )
-# Where a model number was read, said with it: "under the door it says WDT780SAEM1",
-# "mdl# GDWT160R10SS", "sticker on the tub rim: 2213222N414". Only with a model number:
-# alone they are no reply.
-_WHERE_WRITTEN = frozenset(
+# Said with a model number, the words of where it was read and whose it is: "under the
+# door it says WDT780SAEM1", "mdl# GDWT160R10SS", "it's for an LDF7551WW", "mine is a …".
+# Only with a model number: alone they are no reply.
+_WITH_A_MODEL = frozenset(
     [
+        "for",
+        "mine",
+        "mines",
+        "have",
+        "got",
+        "own",
         "sticker",
         "label",
         "tag",
@@ -338,7 +344,7 @@ def _reply_words() -> frozenset[str]:
 def rule_intent(text: str) -> str | None:
     """The intent the rules are sure of, else None."""
     words = normalize(text).split()
-    reply = _reply_words() | (_WHERE_WRITTEN if "modelnum" in words else frozenset())
+    reply = _reply_words() | (_WITH_A_MODEL if "modelnum" in words else frozenset())
     if words and all(w in reply for w in words) and "psnum" not in words:
         return "answer"
     if states_by_fiat(text):

@@ -50,6 +50,8 @@ from partchat.nlu.rules import rule_intent
         ("under the door it says WDT780SAEM1", "answer"),
         ("mdl# WDT780SAEM1", "answer"),
         ("sticker on the tub rim: WDT780SAEM1", "answer"),
+        ("its for an WDT780SAEM1", "answer"),
+        ("mine is a WDT780SAEM1", "answer"),
         # yes, no and picks in other words
         ("absolutely", "answer"),
         ("uhh probably the first one", "answer"),
@@ -85,6 +87,7 @@ def test_a_rule_decides(text: str, intent: str) -> None:
         "just tell me if it fits my WDT780SAEM1",
         "ignore my last message, the model is WDT780SAEM1",
         "inside the door",  # where it is written, but no model number
+        "parts for WDT780SAEM1",
         "yes thats it",
         "thanks?",
         "fridge at 48F, freezer is ok. model 10641514100",  # a reading, not a reply
