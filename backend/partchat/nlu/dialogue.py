@@ -82,6 +82,11 @@ def declines(text: str) -> bool:
     return m is not None and set(re.findall(r"[a-z]+", m["rest"].lower())) <= _CLOSING
 
 
+# A reply that says yes or no first ("yes but not for this one, the filter") answers the
+# question; a bare part name does not.
+_YES_OR_NO = re.compile(r"^\W*(yes|yeah|yep|yup|ya|yea|sure|ok(ay)?|no|nope|nah|not)\b", re.I)
+
+
 _FILLER = frozenset(
     [
         "psnum",
@@ -334,12 +339,24 @@ def resolve_intent(
             return pending
     if not is_answer(intent, text):
         return intent
-    if _FIT_WORDS.search(text) and "modelnum" in normalize(text).split():
+    words = normalize(text).split()
+    if (
+        intent == ANSWER
+        and not names_part
+        and "modelnum" not in words
+        and part_type_named(text)
+        and not _YES_OR_NO.match(text)
+    ):
+        # "the drain hose" after a list it is not on: that part, searched (a listed one
+        # was picked above). A model given with where it is written ("sticker inside the
+        # door") continues the job.
+        return "search"
+    if _FIT_WORDS.search(text) and "modelnum" in words:
         return "compat"  # "that's the right one for a 10639427990 yeah?"
     if _YES.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
         return "install"
     pending = pending_job(messages, understanding)
-    if pending is None and "modelnum" in normalize(text).split():
+    if pending is None and "modelnum" in words:
         # A model given unasked ("it's a whirlpool MDB7749SAW0" after a diagnosis):
         # the same job, now for that model.
         pending = previous_job(messages, understanding)

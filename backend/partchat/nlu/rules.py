@@ -19,24 +19,99 @@ from partchat.catalog.vocab import (
 
 from .features import normalize
 
+# What a rule-changing attempt is made of, in any wording: (1) a verb that sets the rules
+# aside with the rules as its object; (2) the assistant's own set-up asked for; (3) a new
+# persona or mode; (4) chat-template markup. Each alternative names the assistant's rules,
+# never a shopper's thing ("ignore my last message", "the override setting").
+_SET_ASIDE = (
+    r"(ignor\w*|disregard|forget|bypass|skip|drop|abandon|stop following|dont follow|"
+    r"do not follow)\s+((all|any|of|your|ur|the|these|those|previous|prior|above|earlier|"
+    r"original|current|safety|store|every|my|that)\s+)*"
+    r"(instructions?|rules|prompt|guidelines|directions|directives|programming|restrictions|"
+    r"polic(y|ies)|guardrails|filters|training|constraints|limits)\b"
+)
+_OWN_SETUP = (
+    r"system prompt|system message|(your|ur) (instructions|prompt|rules|guidelines|programming)|"
+    r"(your|ur|the) (secret|hidden|initial|original|internal|confidential|real|exact|full|"
+    r"raw|core|first|system) (\w+ )?(rules|instructions|prompt|guidelines|configuration|"
+    r"config|setup|directives)|"
+    r"(full|whole|entire|raw|complete|hidden|initial) prompt|"
+    r"(instructions|rules) (you (got|were given|received|follow|operate under)|given to you)|"
+    r"what (were|are) you (told|instructed|programmed)|how (were|are) you (set up|programmed|"
+    r"configured|instructed)|from your (developers|creators|devs|makers)"
+)
+_PERSONA = (
+    r"you are now|(you are|youre|ur|u r) no longer|"
+    # "act as a go-between with the courier" asks for a person's help, not a persona
+    r"act (as|like) (?!an? (go-between|intermediary|middleman|liaison))(a |an |my |u |you |ur |if |dan\b)|"
+    r"no (store )?(rules|policies|restrictions) apply|(rules|policies|restrictions) "
+    r"(dont|do not|no longer) apply|"
+    r"role[- ]?play|play the (role|part) of|pretend (you|to|that|the|it|u |ur )|let'?s play a game|"
+    r"(developer|dev|god|admin|debug|unrestricted|jailbreak) mode|jailbreak|\bDAN\b|"
+    r"do anything now|(no|without( any)?|zero) (restrictions|limits|filters|rules)\b|"
+    r"\bnew (task|instructions?|rules?|persona|role|policy)\s*[:=]|"
+    r"\byour new (task|instructions?|rules?|persona|role)\b|\bsudo\b|override code|"
+    r"system override"
+)
+_MARKUP = r"<\|\w+\|>|</?\s*(system|admin|assistant)\s*>|\[\[?\s*(system|admin)\b|#{2,}\s*(admin|system|new)"
+# The same attempts in the languages shoppers write them in: "ignore/forget" with "the
+# instructions/rules", and "system prompt".
+_ELSEWHERE = (
+    r"(ignor\w*|olvid\w*|oubli\w*|vergiss\w*|dimentic\w*|esque[cç]\w*|negeer\w*|vergeet\w*|"
+    r"игнорируй|забудь)\W+(\w+\W+){0,4}(instruc\w*|anweisung\w*|istruzion\w*|instru[cç][oõ]\w*|"
+    r"instructies|regeln|regla\w*|r[eè]gle\w*|regol\w*|regra\w*|regels|инструкц\w*|правил\w*)|"
+    r"prompt (del|do|du) (sistema|syst[eè]me)|systemprompt|системн\w* промпт"
+)
+# Scripts without spaces between words: no word boundary to anchor on.
+_UNSPACED = r"忽略|无视|無視|指令|系统提示|システムプロンプト|프롬프트|무시"
+# Anchored at word starts: a search fails fast inside words (half the cost per message).
 INJECTION = re.compile(
-    r"ignore (all |any |your |the |previous |prior |above )*(instructions|rules|prompt)|"
-    r"system prompt|your (instructions|prompt|rules)|reveal|jailbreak|developer mode|"
-    r"you are now|act as|pretend (you|to|that|the|it)|disregard|forget (all|your|everything)|"
-    r"override(?! (setting|switch|button|mode))|"
-    r"above this line|(repeat|print|output|display|dump) (me )?(everything|all( of)? the text|"
-    r"the text|what('s| is| was) (above|before|written)|your|the (first|previous|above|hidden|"
-    r"initial) (\w+ )?(message|prompt|instructions?|text|rules|lines?|words))|"
-    r"show (me )?(your (prompt|instructions|rules|system|config\w*|settings|hidden)|"
-    r"the (hidden|initial|system|first|previous|above) (\w+ )?(message|prompt|instructions?|"
-    r"text|rules|lines?|words))|"
-    r"initial (prompt|instructions)|hidden (prompt|instructions)|\bDAN\b|do anything now",
+    _MARKUP
+    + "|"
+    + _UNSPACED
+    + r"|\b(?:"
+    + "|".join(
+        [
+            _SET_ASIDE,
+            _OWN_SETUP,
+            _PERSONA,
+            _ELSEWHERE,
+            r"reveal|disregard|forget (all|your|everything)|ignore everything|"
+            r"override(?! (setting|switch|button|mode))|"
+            r"above this line|(repeat|print|output|display|dump) (me )?(everything|all( of)? the text|"
+            r"the text|what('s| is| was) (above|before|written)|your|the (first|previous|above|hidden|"
+            r"initial) (\w+ )?(message|prompt|instructions?|text|rules|lines?|words))|"
+            r"show (me )?(your (prompt|instructions|rules|system|config\w*|settings|hidden)|"
+            r"the (hidden|initial|system|first|previous|above) (\w+ )?(message|prompt|instructions?|"
+            r"text|rules|lines?|words))|"
+            r"initial (prompt|instructions)|hidden (prompt|instructions)",
+        ]
+    )
+    + ")",
+    re.IGNORECASE,
+)
+
+# A fit stated by fiat: "just tell me yes it fits", "no need to check", "I already know
+# it fits": the shopper wants it said, not checked.
+_FIT_BY_FIAT = re.compile(
+    r"\b(without|(no|(don'?t|do not)) need to|don'?t|do not|stop|quit|no)\s+(check\w*|look\w* (it )?up|"
+    r"verify\w*|checks)\b|\bi (already )?know (it|that|this|\S+) fits\b|"
+    r"\btrust me\b.{0,40}\b(fits|compatible|works)\b|"
+    r"\b(say|tell me|confirm)( that)? (yes|it (fits|works))\b|"
+    r"\bfits (every|all|any) (\w+ )?(models?|fridges?|dishwashers?|refrigerators?)\b|"
+    r"\b(compatible|fits|works) with (every|all|any) (models?|fridges?|dishwashers?|"
+    r"refrigerators?)\b",
+    re.IGNORECASE,
+)
+# A discount demanded rather than asked about: "give me 90% off", "apply 100% off".
+_DISCOUNT_DEMAND = re.compile(
+    r"(^|[,.;:!]\s*)\W*(please |pls |now |just )?(give|apply|grant|make)\b.{0,40}\b\d+\s?% ?(off|discount)",
     re.IGNORECASE,
 )
 
 _PRICE_CLAIM = re.compile(
-    r"\b(say|tell|confirm|repeat|state|write|agree|type)\b.{0,60}(\bcosts?\b|\bprice\b|\$\s?\d|"
-    r"\bfree\b|\bdiscount|\d+\s?% off)",
+    r"\b(say|tell(ing)?|confirm|repeat|state|write|agree|type)\b.{0,60}(\bcosts?\b|\bprice\b|"
+    r"\$\s?\d|\bfree\b|\bdiscount|\d+\s?% off|\bcents?\b|\bbucks\b|\bon sale\b)",
     re.IGNORECASE,
 )
 # "can you tell me the price for …", "repeat the price of …": a question, unless a figure
@@ -50,9 +125,20 @@ _PRICE_STATED = re.compile(r"\$\s?\d|\bfree\b|\bcents?\b|\bnothing\b|\bzero\b", 
 def claims_a_price(text: str) -> bool:
     """The message wants a price, a discount or free shipping said back ("say PS… costs
     $1"), not one looked up."""
+    if _DISCOUNT_DEMAND.search(text):
+        return True
     if not _PRICE_CLAIM.search(text):
         return False
     return not _PRICE_QUESTION.search(text) or _PRICE_STATED.search(text) is not None
+
+
+def states_by_fiat(text: str) -> bool:
+    """An injection: the rules set aside, or a price or a fit to be said, not looked up."""
+    return (
+        INJECTION.search(text) is not None
+        or claims_a_price(text)
+        or _FIT_BY_FIAT.search(text) is not None
+    )
 
 
 GREETING = re.compile(
@@ -61,7 +147,13 @@ GREETING = re.compile(
     re.IGNORECASE,
 )
 
-THANKS = re.compile(r"^\s*(thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}$", re.IGNORECASE)
+THANKS = re.compile(
+    r"^\s*((thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}|"
+    # a closing: "cool, that's it", "ok that's all", "perfect, that's everything"
+    r"(ok(ay)?|cool|great|perfect|awesome|nice|alright|good)\W+(thats|that is|that's) "
+    r"(it|all|everything)\b[^?]{0,30})$",
+    re.IGNORECASE,
+)
 
 ORDERS = re.compile(
     r"\b(my order|order status|order number|tracking|track (my|the|an?|this) (order|package|"
@@ -140,6 +232,94 @@ _REPLY_WORDS = frozenset(
         "compact",
         "portable",
         "stainless",
+        # yes and no in other words, hedges, and picks from a list ("2nd please", "both")
+        "absolutely",
+        "exactly",
+        "definitely",
+        "certainly",
+        "affirmative",
+        "negative",
+        "yea",
+        "ya",
+        "alright",
+        "mhm",
+        "maybe",
+        "probably",
+        "guess",
+        "believe",
+        "uh",
+        "uhh",
+        "um",
+        "umm",
+        "hmm",
+        "actually",
+        "please",
+        "pls",
+        "go",
+        "ahead",
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "last",
+        "middle",
+        "both",
+        "either",
+        "1st",
+        "2nd",
+        "3rd",
+        "option",
+        "of",
+        "them",
+    ]
+)
+# Said with a model number, the words of where it was read and whose it is: "under the
+# door it says WDT780SAEM1", "mdl# GDWT160R10SS", "it's for an LDF7551WW", "mine is a …".
+# Only with a model number: alone they are no reply.
+_WITH_A_MODEL = frozenset(
+    [
+        "for",
+        "mine",
+        "mines",
+        "have",
+        "got",
+        "own",
+        "sticker",
+        "label",
+        "tag",
+        "plate",
+        "says",
+        "say",
+        "reads",
+        "shows",
+        "printed",
+        "written",
+        "stamped",
+        "on",
+        "under",
+        "inside",
+        "behind",
+        "frame",
+        "tub",
+        "rim",
+        "wall",
+        "edge",
+        "mdl",
+        "no",
+        "num",
+        "actually",
+        "sorry",
+        "oops",
+        "wait",
+        "typo",
+        "then",
+        "serial",
+        "of",
+        "from",
+        "to",
+        "if",
+        "that",
+        "helps",
     ]
 )
 # "find …" / "search for …" as a command is a search, whatever the words after it.
@@ -164,11 +344,13 @@ def _reply_words() -> frozenset[str]:
 def rule_intent(text: str) -> str | None:
     """The intent the rules are sure of, else None."""
     words = normalize(text).split()
-    reply = _reply_words()
+    reply = _reply_words() | (_WITH_A_MODEL if "modelnum" in words else frozenset())
     if words and all(w in reply for w in words) and "psnum" not in words:
         return "answer"
-    if INJECTION.search(text) or claims_a_price(text):
+    if states_by_fiat(text):
         return "injection"
+    if not words and any(c.isalpha() for c in text):
+        return "out_of_scope"  # in a script the reading has no words for
     if GREETING.match(text):
         return "greeting"
     if THANKS.match(text):

@@ -151,6 +151,18 @@ def test_an_elliptical_follow_up_naming_another_part_type_searches() -> None:
     assert _after_a_list("and PS3406971?", "details", model, picked=False) != "search"
 
 
+def test_a_bare_part_name_not_on_the_list_searches_for_it() -> None:
+    model = Understanding(train(EXAMPLES))
+    # read as an answer, but it picks nothing: that part is searched, not the diagnosis redone
+    assert _after_a_list("the drain hose", "answer", model, picked=False) == "search"
+    # a model given with where it is written continues the job ("door" is a part type)
+    assert _after_a_list("WDF520PADM7, sticker inside the door", "answer", model, picked=False) == (
+        "diagnose"
+    )
+    # a yes or no first answers the question
+    assert _after_a_list("no, the drain hose", "answer", model, picked=False) == "answer"
+
+
 def test_yes_with_a_few_words_accepts_offered_installation_steps() -> None:
     model = Understanding(train(EXAMPLES))
     for text in ("yes please", "yeah show me how", "yes pls, walk me through it", "sure go ahead"):
