@@ -14,7 +14,9 @@ from functools import cache, lru_cache
 
 from partchat.catalog.vocab import part_type_keywords
 
-FEATURES_VERSION = 5
+from .temperatures import states
+
+FEATURES_VERSION = 6
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -84,7 +86,20 @@ def word_features(text: str) -> tuple[list[str], list[str]]:
     grams += [f"b:{a} {b}" for a, b in itertools.pairwise(["<s>", *words, "</s>"])]
     if _part_type_words().search(" ".join(words)):
         grams.append("k:part")
+    grams += temperature_features(text)
     return grams, [w for w in words if w not in _PLACEHOLDERS]
+
+
+@lru_cache(maxsize=4096)
+def temperature_features(text: str) -> tuple[str, ...]:
+    """``t:fridge-warm``, ``t:freezer-ok``, …: what the readings say of each compartment
+    (``temperatures.states``), and ``t:both-warm`` when both are warm: the placeholder
+    ``smallnum`` alone cannot tell "fridge 50, freezer 35" from "fridge 37, freezer 35"."""
+    found = states(text)
+    out = [f"t:{c}-{s}" for c, s in sorted(found.items())]
+    if found.get("fridge") == found.get("freezer") == "warm":
+        out.append("t:both-warm")
+    return tuple(out)
 
 
 @lru_cache(maxsize=65536)

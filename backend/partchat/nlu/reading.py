@@ -18,6 +18,7 @@ from .dialogue import ANSWER
 from .features import normalize, part_type_named, without_fine_clauses
 from .model import Understanding
 from .rules import AVAILABILITY, rule_intent
+from .temperatures import settle, states
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
 # still searches, but records the symptom). Elsewhere a symptom word names the part ("how
@@ -43,11 +44,19 @@ class Tuning:
     much (given there is one)."""
     clause_sure: float = 0.8
     """A clause's own symptom counts when the clause surely has one, and surely this one."""
+    clause_context: float = 0.0
+    """A clause's own symptom counts when the whole message gives it this much too: "the
+    latch is broken, no click when I shut it" has a clause that alone reads as *Clicking
+    sound*, but the message describes one problem, and its words say which."""
     second_own_clause: bool = True
     """The classifier's second slug counts only where a clause of the message, read
     alone, has it first: two symptoms are stated apart ("not draining, and loud"), while
     one phrase the classifier cannot place ("too cold even on setting 1": the fridge's or
     the freezer's?) splits its probability between two slugs without naming both."""
+
+    temperatures: bool = True
+    """The temperatures a message reports settle its temperature symptoms
+    (``temperatures.settle``): "fridge 50, freezer 35" has both compartments warm."""
 
     def some(self, intent: str) -> float:
         return {"diagnose": self.some_diagnose, ANSWER: self.some_answer}.get(
@@ -136,7 +145,13 @@ async def read(
         tops = _clause_tops(complaint or text, understanding)
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
     if intent in _SYMPTOM_INTENTS and sure:
-        slugs += _clause_slugs(complaint or text, understanding, slugs, tuning.clause_sure)
+        slugs += [
+            g
+            for g in _clause_slugs(complaint or text, understanding, slugs, tuning.clause_sure)
+            if odds.get(g, 0.0) >= tuning.clause_context
+        ]
+        if tuning.temperatures:
+            slugs = settle(slugs, states(text))
         learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in slugs) if s]
     if appliance is None:
         # No appliance said: the symptoms' own appliance, when they agree on one
@@ -156,6 +171,12 @@ async def read(
                 if learnt or sure
                 else []
             )
+    if tuning.temperatures and (measured := states(text)):
+        # A temperature phrase ("fridge warm") the readings settled otherwise is not one.
+        settled = set(settle([slug_of(i) for i in matched], measured)) | {
+            slug_of(i) for i in learnt
+        }
+        matched = [i for i in matched if slug_of(i) in settled]
     ids = list(dict.fromkeys([*learnt, *matched]))
     if intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
         intent = "diagnose"  # "it's not draining" reads like "it's a …", but states a problem
