@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 Compartment = Literal["fridge", "freezer"]
@@ -180,12 +181,18 @@ def _text_unit(
 def states(text: str) -> dict[Compartment, State]:
     """Each compartment's state by its readings (the warmest reading of the compartment
     when several: the shopper reports the problem)."""
+    return dict(_states(text))
+
+
+@lru_cache(maxsize=4096)
+def _states(text: str) -> tuple[tuple[Compartment, State], ...]:
+    """``states``, kept: the features and the reading both ask for it (a few µs each)."""
     out: dict[Compartment, State] = {}
     for r in readings(text):
         have = out.get(r.compartment)
         if have is None or have == "ok" or (have == "cold" and r.state == "warm"):
             out[r.compartment] = r.state
-    return out
+    return tuple(out.items())
 
 
 FRIDGE_WARM = "fridge-too-warm"
