@@ -44,10 +44,6 @@ class Tuning:
     much (given there is one)."""
     clause_sure: float = 0.8
     """A clause's own symptom counts when the clause surely has one, and surely this one."""
-    clause_context: float = 0.0
-    """A clause's own symptom counts when the whole message gives it this much too: "the
-    latch is broken, no click when I shut it" has a clause that alone reads as *Clicking
-    sound*, but the message describes one problem, and its words say which."""
     second_own_clause: bool = True
     """The classifier's second slug counts only where a clause of the message, read
     alone, has it first: two symptoms are stated apart ("not draining, and loud"), while
@@ -145,11 +141,7 @@ async def read(
         tops = _clause_tops(complaint or text, understanding)
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
     if intent in _SYMPTOM_INTENTS and sure:
-        slugs += [
-            g
-            for g in _clause_slugs(complaint or text, understanding, slugs, tuning.clause_sure)
-            if odds.get(g, 0.0) >= tuning.clause_context
-        ]
+        slugs += _clause_slugs(complaint or text, understanding, slugs, tuning.clause_sure)
         if tuning.temperatures:
             slugs = settle(slugs, states(text))
         learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in slugs) if s]
