@@ -16,7 +16,7 @@ from partchat.catalog.vocab import part_type_keywords
 
 from .temperatures import states
 
-FEATURES_VERSION = 6
+FEATURES_VERSION = 7
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -87,7 +87,43 @@ def word_features(text: str) -> tuple[list[str], list[str]]:
     if _part_type_words().search(" ".join(words)):
         grams.append("k:part")
     grams += temperature_features(text)
+    grams += negated_words(text)
     return grams, [w for w in words if w not in _PLACEHOLDERS]
+
+
+_NEGATOR = frozenset(
+    [
+        "no",
+        "not",
+        "never",
+        "without",
+        "nothing",
+        "dont",
+        "doesnt",
+        "didnt",
+        "isnt",
+        "wont",
+        "cant",
+        "arent",
+        "hasnt",
+        "havent",
+        "nor",
+    ]
+)
+_NEGATED_SPAN = 3
+
+
+def negated_words(text: str) -> list[str]:
+    """``n:click`` for the words a negation governs ("no click when I shut it", "the
+    little door never pops open"): the absence of a sound or an event is not the symptom
+    that names it, and the classifier can learn so."""
+    out: list[str] = []
+    for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
+        words = normalize(clause).split()
+        for i, w in enumerate(words):
+            if w in _NEGATOR:
+                out += [f"n:{x}" for x in words[i + 1 : i + 1 + _NEGATED_SPAN]]
+    return out
 
 
 @lru_cache(maxsize=4096)
