@@ -7,7 +7,7 @@ import json
 from langchain_core.messages import AIMessage, HumanMessage
 
 from partchat.nlu.dialogue import resolve_intent
-from partchat.nlu.features import features, normalize
+from partchat.nlu.features import features, negated_words, normalize
 from partchat.nlu.model import ModelMismatch, Understanding
 from partchat.nlu.train import Example, train
 
@@ -163,3 +163,13 @@ def test_a_clause_that_says_all_is_fine_has_its_own_word_features() -> None:
     assert f["w:fridge"] == 1 and f["w:warm"] == 1
     assert f["o:freezer"] == 1 and f["w:freezer"] == 0
     assert f["w:is"] == 1 and f["o:is"] == 1  # each word where it stands
+
+
+def test_negated_words_are_features_within_their_clause() -> None:
+    assert negated_words("latch feels broken, no click when I shut the door") == [
+        "n:click",
+        "n:when",
+        "n:i",
+    ]
+    assert negated_words("door never pops open") == ["n:pops", "n:open"]
+    assert negated_words("it clicks and leaks") == []
