@@ -184,3 +184,24 @@ async def test_an_install_or_a_fit_check_has_no_symptom(
     reading = await read(text, catalog, understanding)
     assert reading.intent == intent
     assert reading.symptom_ids == []
+
+
+@pytest.mark.parametrize(
+    ("text", "symptoms"),
+    [
+        # the readings, not the words, say which compartment is warm
+        ("fridge 50 degrees, freezer 35, help!!", {"refrigerator/fridge-and-freezer-are-too-warm"}),
+        ("fridge thermometer says 48F, freezer is fine at 0", {"refrigerator/fridge-too-warm"}),
+        ("why would a freezer go down to -20 when its set to 0?", {"refrigerator/freezer-too-cold"}),
+        # a reading out of range is a symptom beside another problem
+        ("fridge 47 degrees and it clicks on and off every few minutes",
+         {"refrigerator/fridge-too-warm", "refrigerator/clicking-sound"}),
+        # normal readings beside another problem add none
+        ("fridge 36F freezer -1F, all good there, but it leaks on the floor",
+         {"refrigerator/leaking"}),
+    ],
+)  # fmt: skip
+async def test_reported_temperatures_settle_the_temperature_symptoms(
+    catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
+) -> None:
+    assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms

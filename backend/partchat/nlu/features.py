@@ -14,7 +14,9 @@ from functools import cache, lru_cache
 
 from partchat.catalog.vocab import part_type_keywords
 
-FEATURES_VERSION = 5
+from .temperatures import states
+
+FEATURES_VERSION = 7
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -84,7 +86,56 @@ def word_features(text: str) -> tuple[list[str], list[str]]:
     grams += [f"b:{a} {b}" for a, b in itertools.pairwise(["<s>", *words, "</s>"])]
     if _part_type_words().search(" ".join(words)):
         grams.append("k:part")
+    grams += temperature_features(text)
+    grams += negated_words(text)
     return grams, [w for w in words if w not in _PLACEHOLDERS]
+
+
+_NEGATOR = frozenset(
+    [
+        "no",
+        "not",
+        "never",
+        "without",
+        "nothing",
+        "dont",
+        "doesnt",
+        "didnt",
+        "isnt",
+        "wont",
+        "cant",
+        "arent",
+        "hasnt",
+        "havent",
+        "nor",
+    ]
+)
+_NEGATED_SPAN = 3
+
+
+def negated_words(text: str) -> list[str]:
+    """``n:click`` for the words a negation governs ("no click when I shut it", "the
+    little door never pops open"): the absence of a sound or an event is not the symptom
+    that names it, and the classifier can learn so."""
+    out: list[str] = []
+    for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
+        words = normalize(clause).split()
+        for i, w in enumerate(words):
+            if w in _NEGATOR:
+                out += [f"n:{x}" for x in words[i + 1 : i + 1 + _NEGATED_SPAN]]
+    return out
+
+
+@lru_cache(maxsize=4096)
+def temperature_features(text: str) -> tuple[str, ...]:
+    """``t:fridge-warm``, ``t:freezer-ok``, …: what the readings say of each compartment
+    (``temperatures.states``), and ``t:both-warm`` when both are warm: the placeholder
+    ``smallnum`` alone cannot tell "fridge 50, freezer 35" from "fridge 37, freezer 35"."""
+    found = states(text)
+    out = [f"t:{c}-{s}" for c, s in sorted(found.items())]
+    if found.get("fridge") == found.get("freezer") == "warm":
+        out.append("t:both-warm")
+    return tuple(out)
 
 
 @lru_cache(maxsize=65536)

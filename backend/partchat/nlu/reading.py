@@ -18,6 +18,7 @@ from .dialogue import ANSWER
 from .features import normalize, part_type_named, without_fine_clauses
 from .model import Understanding
 from .rules import AVAILABILITY, rule_intent
+from .temperatures import settle, states
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
 # still searches, but records the symptom). Elsewhere a symptom word names the part ("how
@@ -48,6 +49,10 @@ class Tuning:
     alone, has it first: two symptoms are stated apart ("not draining, and loud"), while
     one phrase the classifier cannot place ("too cold even on setting 1": the fridge's or
     the freezer's?) splits its probability between two slugs without naming both."""
+
+    temperatures: bool = True
+    """The temperatures a message reports settle its temperature symptoms
+    (``temperatures.settle``): "fridge 50, freezer 35" has both compartments warm."""
 
     def some(self, intent: str) -> float:
         return {"diagnose": self.some_diagnose, ANSWER: self.some_answer}.get(
@@ -137,6 +142,8 @@ async def read(
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
     if intent in _SYMPTOM_INTENTS and sure:
         slugs += _clause_slugs(complaint or text, understanding, slugs, tuning.clause_sure)
+        if tuning.temperatures:
+            slugs = settle(slugs, states(text))
         learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in slugs) if s]
     if appliance is None:
         # No appliance said: the symptoms' own appliance, when they agree on one
@@ -156,6 +163,12 @@ async def read(
                 if learnt or sure
                 else []
             )
+    if tuning.temperatures and (measured := states(text)):
+        # A temperature phrase ("fridge warm") the readings settled otherwise is not one.
+        settled = set(settle([slug_of(i) for i in matched], measured)) | {
+            slug_of(i) for i in learnt
+        }
+        matched = [i for i in matched if slug_of(i) in settled]
     ids = list(dict.fromkeys([*learnt, *matched]))
     if intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
         intent = "diagnose"  # "it's not draining" reads like "it's a …", but states a problem

@@ -13,7 +13,7 @@ from partchat.nlu.dialogue import (
     only_gives_a_model,
     resolve_intent,
 )
-from partchat.nlu.features import features, normalize
+from partchat.nlu.features import features, negated_words, normalize
 from partchat.nlu.model import ModelMismatch, Understanding
 from partchat.nlu.train import Example, train
 
@@ -265,3 +265,13 @@ def test_a_question_after_an_opening_thanks_is_the_job() -> None:
     assert resolve_intent("thanks", messages, model, picked_part=False) == "install"
     messages[-1] = HumanMessage("thanks, will order it tonight")
     assert resolve_intent("thanks", messages, model, picked_part=False) == "thanks"
+
+
+def test_negated_words_are_features_within_their_clause() -> None:
+    assert negated_words("latch feels broken, no click when I shut the door") == [
+        "n:click",
+        "n:when",
+        "n:i",
+    ]
+    assert negated_words("door never pops open") == ["n:pops", "n:open"]
+    assert negated_words("it clicks and leaks") == []
