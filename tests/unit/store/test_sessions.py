@@ -583,8 +583,8 @@ async def test_begin_turn_disk_full_leaves_nothing(
 ) -> None:
     store = sqlite_store
     session = await store.create_session()
-    # after the turn row and the session update
-    fail_statements(store, monkeypatch, "INSERT INTO messages", "database or disk is full")
+    # after the session update: the turn row and its user message
+    fail_statements(store, monkeypatch, "INSERT INTO turn_starts", "database or disk is full")
     with pytest.raises(StorageUnavailable, match="storage is full") as info:
         await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
     assert isinstance(info.value.__cause__, sqlite3.OperationalError)
@@ -606,8 +606,8 @@ async def test_finish_turn_failure_rolls_back(
     store = sqlite_store
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
-    # the last statement of finish_turn
-    fail_statements(store, monkeypatch, "UPDATE sessions", "disk I/O error")
+    # the last statement of finish_turn: the answer, the session, the tool calls
+    fail_statements(store, monkeypatch, "INSERT INTO turn_answers", "disk I/O error")
     with pytest.raises(StorageUnavailable, match="I/O"):
         await finish(store, begun.turn.id, "answer")
     monkeypatch.undo()

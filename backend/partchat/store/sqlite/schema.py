@@ -4,7 +4,25 @@ from __future__ import annotations
 
 import aiosqlite
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "user_version"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TOOL_CALL_FIELDS", "user_version"]
+
+_NEXT_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = NEW.session_id)"
+# turn_answers.tool_calls: each call's columns, in this order
+TOOL_CALL_FIELDS = (
+    "tool_call_id",
+    "round",
+    "name",
+    "arguments",
+    "ok",
+    "error_code",
+    "duration_ms",
+    "result_bytes",
+    "result",
+    "unknown_parts",
+    "unknown_models",
+)
+_CALL_COLUMNS = ", ".join(TOOL_CALL_FIELDS)
+_CALL_VALUES = ", ".join(f"json_extract(c.value, '$[{i}]')" for i in range(len(TOOL_CALL_FIELDS)))
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # version 1: initial schema
@@ -135,6 +153,49 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " WHERE (status IN ('failed', 'interrupted') OR finish_reason = 'error')",
         "CREATE INDEX messages_answers ON messages(created_at, role, turn_id)"
         " WHERE role = 'assistant'",
+    ),
+    # version 5: a turn's writes after its deciding statement, as one statement each
+    # (every statement is a hop to aiosqlite's thread): a row inserted into a view, whose
+    # INSTEAD OF trigger writes the tables (their version triggers fire as before).
+    (
+        # a turn and its user message
+        """
+        CREATE VIEW turn_starts AS SELECT t.id AS turn_id, t.session_id, t.client_message_id,
+            t.owner, t.started_at, m.id AS message_id, m.text
+        FROM turns t JOIN messages m ON m.turn_id = t.id AND m.role = 'user'
+        """,
+        f"""
+        CREATE TRIGGER turn_starts_insert INSTEAD OF INSERT ON turn_starts BEGIN
+            INSERT INTO turns (id, session_id, client_message_id, status, started_at, owner)
+            VALUES (NEW.turn_id, NEW.session_id, NEW.client_message_id, 'running',
+                NEW.started_at, NEW.owner);
+            INSERT INTO messages (id, session_id, turn_id, role, text, status, created_at, seq)
+            VALUES (NEW.message_id, NEW.session_id, NEW.turn_id, 'user', NEW.text, 'complete',
+                NEW.started_at, {_NEXT_SEQ});
+        END
+        """,
+        # a turn's answer, the session's context and last seq, and the turn's tool calls
+        # (a JSON array of arrays: the tool_calls columns from tool_call_id to
+        # unknown_models, in that order)
+        """
+        CREATE VIEW turn_answers AS SELECT m.turn_id, m.session_id, m.id AS message_id,
+            m.text, m.status, m.tool_outputs, m.created_at, s.context, s.last_seq,
+            NULL AS tool_calls
+        FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.role = 'assistant'
+        """,
+        f"""
+        CREATE TRIGGER turn_answers_insert INSTEAD OF INSERT ON turn_answers BEGIN
+            INSERT INTO messages (id, session_id, turn_id, role, text, status, tool_outputs,
+                created_at, seq)
+            VALUES (NEW.message_id, NEW.session_id, NEW.turn_id, 'assistant', NEW.text,
+                NEW.status, NEW.tool_outputs, NEW.created_at, {_NEXT_SEQ});
+            UPDATE sessions SET context = NEW.context, last_seq = MAX(last_seq, NEW.last_seq),
+                updated_at = NEW.created_at WHERE id = NEW.session_id;
+            INSERT INTO tool_calls (turn_id, position, session_id, created_at, {_CALL_COLUMNS})
+            SELECT NEW.turn_id, c.key, NEW.session_id, NEW.created_at, {_CALL_VALUES}
+            FROM json_each(NEW.tool_calls) AS c;
+        END
+        """,
     ),
 )
 

@@ -67,30 +67,32 @@ _FINISH_LOOKUP = (
 )
 
 
-_INSERT_TOOL_CALL = (
-    "INSERT INTO tool_calls (turn_id, position, tool_call_id, round, name, arguments, ok,"
-    " error_code, duration_ms, result_bytes, result, unknown_parts, unknown_models,"
-    " session_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_START = (
+    "INSERT INTO turn_starts"
+    " (turn_id, session_id, client_message_id, owner, started_at, message_id, text)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_ANSWER = (
+    "INSERT INTO turn_answers (turn_id, session_id, message_id, text, status, tool_outputs,"
+    " created_at, context, last_seq, tool_calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
-def _tool_call_row(turn_id: str, position: int, call: ToolCallRecord) -> tuple[Any, ...]:
-    """A tool call's ``tool_calls`` columns up to ``unknown_models`` (JSON as text)."""
-    return (
-        turn_id,
-        position,
+def _tool_call_fields(call: ToolCallRecord) -> list[Any]:
+    """A tool call's ``tool_calls`` columns in ``TOOL_CALL_FIELDS`` order (JSON values)."""
+    return [
         call["toolCallId"],
         int(call["round"]),
         call["name"],
-        dumps(call["arguments"]),
+        call["arguments"],
         1 if call["ok"] else 0,
         call["errorCode"],
         float(call["durationMs"]),
         int(call["resultBytes"]),
-        None if call["result"] is None else dumps(call["result"]),
-        dumps(call["unknownParts"]) if call["unknownParts"] else None,
-        dumps(call["unknownModels"]) if call["unknownModels"] else None,
-    )
+        call["result"],
+        call["unknownParts"] or None,
+        call["unknownModels"] or None,
+    ]
 
 
 class TurnWrites(SqliteConnection):
@@ -155,20 +157,15 @@ class TurnWrites(SqliteConnection):
                 timings=None,
                 owner=owner,
             )
-            await conn.execute(
-                "INSERT INTO turns (id, session_id, client_message_id, status, started_at, owner)"
-                " VALUES (?, ?, ?, 'running', ?, ?)",
-                (turn.id, session_id, client_message_id, now, owner),
-            )
             message_id = new_message_id()
             await conn.execute(
-                _INSERT_MESSAGE,
-                (message_id, session_id, turn.id, "user", text, "complete", None, now, session_id),
+                _INSERT_START,
+                (turn.id, session_id, client_message_id, owner, now, message_id, text),
             )
             # three rows written: the session, the turn, the message
             return BeginTurn(turn, message_id, False, version_after(before, expect_version, 3))
 
-        return await self._write(begin)
+        return await self._write(begin, leads_with_write=True)
 
     async def finish_turn(
         self,
@@ -196,7 +193,8 @@ class TurnWrites(SqliteConnection):
         timings_json = dumps(dict(timings))
         first_token_ms = timings.get("firstTokenMs")
         seq = int(last_seq)
-        calls = [_tool_call_row(turn_id, i, call) for i, call in enumerate(tool_calls)]
+        calls = [_tool_call_fields(call) for call in tool_calls]
+        calls_json = dumps(calls) if calls else None
 
         async def finish(conn: aiosqlite.Connection) -> FinishTurn:
             now = self._clock()
@@ -225,32 +223,25 @@ class TurnWrites(SqliteConnection):
             session_id, before = closed[0]
             message_id = new_message_id()
             await conn.execute(
-                _INSERT_MESSAGE,
+                _INSERT_ANSWER,
                 (
-                    message_id,
-                    session_id,
                     turn_id,
-                    "assistant",
+                    session_id,
+                    message_id,
                     text,
                     status,
                     tool_outputs_json,
                     now,
-                    session_id,
+                    context_json,
+                    seq,
+                    calls_json,
                 ),
             )
-            await conn.execute(
-                "UPDATE sessions SET context = ?, last_seq = MAX(last_seq, ?), updated_at = ?"
-                " WHERE id = ?",
-                (context_json, seq, now, session_id),
-            )
-            if calls:  # rows without a version trigger: the version arithmetic holds
-                await conn.executemany(
-                    _INSERT_TOOL_CALL, [(*row, session_id, now) for row in calls]
-                )
-            # three rows written: the turn, the message, the session
+            # three rows written: the turn, the message, the session (tool calls have no
+            # version trigger)
             return FinishTurn(message_id, version_after(before, expect_version, 3))
 
-        return await self._write(finish)
+        return await self._write(finish, leads_with_write=True)
 
     async def mark_interrupted(
         self,
