@@ -110,10 +110,7 @@ class SqliteConnection:
             conn = await aiosqlite.connect(
                 database,
                 uri=uri,
-                # sqlite3 sends BEGIN IMMEDIATE itself right before a unit's first write
-                # (INSERT, UPDATE, DELETE) outside a transaction, in that statement's hop;
-                # reads outside a unit are their own snapshots (autocommit).
-                isolation_level="IMMEDIATE",
+                isolation_level=None,  # autocommit: units issue their own BEGIN
                 cached_statements=256,
                 timeout=busy_timeout_ms / 1000,
             )
@@ -221,11 +218,9 @@ class SqliteConnection:
         rows = await self._fetch_all(sql, params)
         return rows[0] if rows else None
 
-    async def _write(self, work: Work[T], *, leads_with_write: bool = False) -> T:
-        """``work`` inside one ``BEGIN IMMEDIATE`` ... ``COMMIT``; any exception rolls back.
-        ``leads_with_write``: the work's first statement writes, so sqlite3 opens the
-        transaction in that statement's hop (no hop of its own for the ``BEGIN``);
-        otherwise (a unit that reads first) the unit sends ``BEGIN IMMEDIATE`` first.
+    async def _write(self, work: Work[T], *, single: bool = False) -> T:
+        """``work`` inside ``BEGIN IMMEDIATE`` ... ``COMMIT``; any exception rolls back.
+        ``single``: ``work`` is one statement, its own transaction (no BEGIN/COMMIT hops).
 
         A caller cancelled while waiting for the lock writes nothing; once the unit holds
         the lock it runs to completion on its own task (its work must be kept, and the
@@ -233,7 +228,7 @@ class SqliteConnection:
         """
         await self._lock.acquire()
         try:
-            task = asyncio.ensure_future(self._transaction(work, leads_with_write))
+            task = asyncio.ensure_future(self._transaction(work, single))
         except BaseException:
             self._lock.release()
             raise
@@ -241,19 +236,20 @@ class SqliteConnection:
         task.add_done_callback(_consume_exception)
         return await asyncio.shield(task)
 
-    async def _transaction(self, work: Work[T], leads_with_write: bool) -> T:
+    async def _transaction(self, work: Work[T], single: bool) -> T:
         try:
             conn = self._connection()
-            if not leads_with_write:
-                await conn.execute("BEGIN IMMEDIATE")
+            if single:
+                return await work(conn)
+            await conn.execute("BEGIN IMMEDIATE")
             try:
                 result = await work(conn)
-                await conn.commit()
+                await conn.execute("COMMIT")
             except BaseException as exc:
                 if conn.in_transaction:
                     # sqlite3.Error: sqlite already rolled the transaction back.
                     with contextlib.suppress(sqlite3.Error, ValueError):
-                        await conn.rollback()
+                        await conn.execute("ROLLBACK")
                 if isinstance(exc, Undo):
                     return cast(T, exc.result)
                 raise

@@ -70,7 +70,7 @@ class Reads(SqliteConnection):
                 (boot_id, int(pid), host, now, now),
             )
 
-        await self._write(beat, leads_with_write=True)
+        await self._write(beat, single=True)
 
     async def get_worker(self, boot_id: str) -> WorkerRecord | None:
         row = await self._fetch_one(
@@ -107,7 +107,7 @@ class Reads(SqliteConnection):
             )
             return int(cursor.rowcount)
 
-        return await self._write(forget, leads_with_write=True)
+        return await self._write(forget, single=True)
 
     async def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version`` on this store's connection: it changes when

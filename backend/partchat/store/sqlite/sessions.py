@@ -56,7 +56,7 @@ class SessionWrites(SqliteConnection):
                 (session_id, now, now, payload),
             )
 
-        await self._write(create, leads_with_write=True)
+        await self._write(create, single=True)
         return SessionRecord(session_id, now, now, context, 0, 0, 0)
 
     async def get_session(self, session_id: str) -> SessionRecord | None:
@@ -99,7 +99,7 @@ class SessionWrites(SqliteConnection):
                 raise UnknownSession(session_id)
             return version_after(int(rows[0][0]), expect_version, 1)
 
-        return await self._write(save, leads_with_write=True)
+        return await self._write(save, single=True)
 
     # ----------------------------------------------------------------- feedback
 
@@ -149,4 +149,4 @@ class SessionWrites(SqliteConnection):
             cursor = await conn.execute("DELETE FROM sessions WHERE updated_at < ?", (cutoff,))
             return int(cursor.rowcount)
 
-        return await self._write(purge, leads_with_write=True)
+        return await self._write(purge, single=True)
