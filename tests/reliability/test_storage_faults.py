@@ -33,14 +33,17 @@ def _fail_with(app_client, message: str, monkeypatch) -> None:  # type: ignore[n
     store = app_client.app.state.services.store
     # Fail below the store's error mapping: the connection itself raises.
     conn = store._conn
-    real_execute = conn.execute
 
-    async def execute(sql, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if sql.lstrip().upper().startswith(("INSERT", "BEGIN")):
-            raise sqlite3.OperationalError(message)
-        return await real_execute(sql, *args, **kwargs)
+    def failing(real):  # type: ignore[no-untyped-def]
+        async def run(sql, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if sql.lstrip().upper().startswith(("INSERT", "BEGIN")):
+                raise sqlite3.OperationalError(message)
+            return await real(sql, *args, **kwargs)
 
-    monkeypatch.setattr(conn, "execute", execute)
+        return run
+
+    for name in ("execute", "execute_fetchall"):
+        monkeypatch.setattr(conn, name, failing(getattr(conn, name)))
 
 
 @pytest.mark.parametrize(

@@ -84,21 +84,17 @@ async def pragma(store: SqliteStore, name: str) -> Any:
     return next(iter(await store._conn.execute_fetchall(f"PRAGMA {name}")))[0]
 
 
-def fail_statements(
-    store: SqliteStore, monkeypatch: pytest.MonkeyPatch, prefix: str, message: str
-) -> None:
-    """Statements starting with ``prefix`` raise ``sqlite3.OperationalError(message)``
-    on the store's connection (below the store's error mapping)."""
-    conn = store._conn
-    assert conn is not None
-    real_execute = conn.execute
+async def cap_pages(store: SqliteStore) -> None:
+    """Let the store's database grow no further: a write that needs a new page fails
+    with SQLITE_FULL part-way through its statement (as a full disk would)."""
+    count = await pragma(store, "page_count")
+    assert store._conn is not None
+    await store._conn.execute(f"PRAGMA max_page_count = {count}")
 
-    async def failing_execute(sql: str, *args: Any, **kwargs: Any) -> Any:
-        if sql.startswith(prefix):
-            raise sqlite3.OperationalError(message)
-        return await real_execute(sql, *args, **kwargs)
 
-    monkeypatch.setattr(conn, "execute", failing_execute)
+async def uncap_pages(store: SqliteStore) -> None:
+    assert store._conn is not None
+    await store._conn.execute("PRAGMA max_page_count = 1073741823")
 
 
 def count(path: Path, table: str) -> int:
@@ -578,44 +574,75 @@ async def test_purge_sessions_of_a_sqlite_file(db_path: Path, clock: Clock) -> N
 # ----------------------------------------------------------------------------- failures
 
 
-async def test_begin_turn_disk_full_leaves_nothing(
+async def test_a_start_refused_by_a_turn_that_then_ends_goes_through(
     sqlite_store: SqliteStore, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """begin_turn's statement is refused while another process's turn runs; when that
+    turn has ended by the time the refusal is looked into (under the write lock), the
+    turn starts there and then."""
+    store = sqlite_store
+    other = await SqliteStore.open(db_path)
+    try:
+        session = await store.create_session()
+        running = await other.begin_turn(
+            session.id, "c1", "hi", seq_reserved=10, owner="w_process_a_0001"
+        )
+        real_write = store._write
+
+        async def write(work: Any, *, single: bool = False) -> Any:
+            if not single:  # the refusal's unit: the other turn ends just before it
+                await finish(other, running.turn.id)
+            return await real_write(work, single=single)
+
+        monkeypatch.setattr(store, "_write", write)
+        begun = await store.begin_turn(
+            session.id, "c2", "again", seq_reserved=20, owner="w_process_b_0001"
+        )
+    finally:
+        await other.close()
+    assert not begun.duplicate and begun.turn.owner == "w_process_b_0001"
+    assert [m["text"] for m in await store.history(session.id)] == ["hi", "answer", "again"]
+
+
+async def test_begin_turn_disk_full_leaves_nothing(
+    sqlite_store: SqliteStore, db_path: Path
 ) -> None:
     store = sqlite_store
     session = await store.create_session()
-    # after the turn row and the session update
-    fail_statements(store, monkeypatch, "INSERT INTO messages", "database or disk is full")
+    await cap_pages(store)
+    # The user message is written last, after the session's reservation and the turn
+    # row: it needs new pages, and the whole statement is undone.
     with pytest.raises(StorageUnavailable, match="storage is full") as info:
-        await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
+        await store.begin_turn(session.id, "c1", "x" * 200_000, seq_reserved=5)
     assert isinstance(info.value.__cause__, sqlite3.OperationalError)
     assert count(db_path, "turns") == 0
     assert count(db_path, "messages") == 0
     got = await store.get_session(session.id)
-    assert got is not None and got.seq_reserved == 0
+    assert got is not None and got.seq_reserved == 0 and got.version == session.version
 
     # the connection is not left inside a transaction: the retry goes through
-    monkeypatch.undo()
-    begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
+    await uncap_pages(store)
+    begun = await store.begin_turn(session.id, "c1", "x" * 200_000, seq_reserved=5)
     assert begun.duplicate is False
     assert count(db_path, "turns") == 1
 
 
-async def test_finish_turn_failure_rolls_back(
-    sqlite_store: SqliteStore, db_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_finish_turn_failure_rolls_back(sqlite_store: SqliteStore, db_path: Path) -> None:
     store = sqlite_store
     session = await store.create_session()
     begun = await store.begin_turn(session.id, "c1", "hello", seq_reserved=5)
-    # the last statement of finish_turn
-    fail_statements(store, monkeypatch, "UPDATE sessions", "disk I/O error")
-    with pytest.raises(StorageUnavailable, match="I/O"):
-        await finish(store, begun.turn.id, "answer")
-    monkeypatch.undo()
+    before = await store.get_session(session.id)
+    await cap_pages(store)
+    # The answer is written after the turn's status: it needs new pages.
+    with pytest.raises(StorageUnavailable, match="storage is full"):
+        await finish(store, begun.turn.id, "y" * 200_000, context={"brand": "Whirlpool"})
     assert count(db_path, "messages") == 1
     turn = await store.get_turn(begun.turn.id)
     assert turn is not None and turn.status == "running"
+    assert await store.get_session(session.id) == before
     # and it can be retried
-    await finish(store, begun.turn.id, "answer")
+    await uncap_pages(store)
+    await finish(store, begun.turn.id, "y" * 200_000)
     assert count(db_path, "messages") == 2
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import orjson
 import pytest
 
 from partchat.cli import main
@@ -164,6 +165,35 @@ async def test_a_turn_without_tool_calls_stores_none(store: Store, backend: Back
     assert await backend.count("tool_calls") == 0
     [detail] = await store.admin_details([session.id])
     assert detail["turns"][0]["toolCalls"] == []
+
+
+async def test_sqlite_stores_each_tool_call_column_as_its_json(tmp_path: Path) -> None:
+    """The calls reach ``tool_calls`` through ``turn_answers``' trigger as one JSON array:
+    each column holds what the call said (text, numbers, JSON text as orjson writes it;
+    no unknown numbers: NULL)."""
+    store = await SqliteStore.open(tmp_path / "sessions.db")
+    try:
+        session = await store.create_session()
+        result = {"ok": True, "name": 'Évaporateur – ✓ "q"', "price": 12.5, "tiny": 1e-7}
+        odd = call("search_parts", result=result, call_id="a")
+        odd["arguments"] = {"query": "glaçon \n ❄", "limit": 3}
+        failed = call("get_part_details", ok=False, round_=2, parts=["PS1"], call_id="b")
+        turn_id = await turn(store, session.id, calls=[odd, failed])
+    finally:
+        await store.close()
+    with sqlite3.connect(tmp_path / "sessions.db") as conn:
+        got = conn.execute(
+            "SELECT position, tool_call_id, round, name, arguments, ok, error_code,"
+            " duration_ms, result_bytes, result, unknown_parts, unknown_models, session_id"
+            " FROM tool_calls WHERE turn_id = ? ORDER BY position",
+            (turn_id,),
+        ).fetchall()
+    assert got == [
+        (0, "a", 1, "search_parts", orjson.dumps(odd["arguments"]).decode(), 1, None, 3.25,
+         42, orjson.dumps(result).decode(), None, None, session.id),
+        (1, "b", 2, "get_part_details", '{"partNumber":"PS11752778"}', 0, "unknown_part",
+         3.25, 42, '{"ok":false}', '["PS1"]', None, session.id),
+    ]  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- feedback
@@ -374,13 +404,34 @@ async def test_a_version_3_sqlite_database_migrates_and_keeps_its_turns(tmp_path
         )
     store = await SqliteStore.open(path)
     try:
-        assert await store.schema_version() == SCHEMA_VERSION == 4
+        assert await store.schema_version() == SCHEMA_VERSION == 5
         [detail] = await store.admin_details(["s_old_session_00001"])
         [old] = detail["turns"]
         assert old["model"] is None and old["toolCalls"] == [] and old["feedback"] is None
         assert old["timings"]["totalMs"] == 5 and old["timings"]["queueMs"] is None
         saved = await store.save_feedback("s_old_session_00001", "t_old_turn_0000001", "up")
         assert saved.changed
+        # a new turn goes through version 5's views, after the old one
+        begun = await store.begin_turn("s_old_session_00001", "c2", "again", seq_reserved=9)
+        await store.finish_turn(
+            begun.turn.id,
+            text="answer",
+            status="complete",
+            finish_reason="stop",
+            tool_outputs=[],
+            context={},
+            last_seq=9,
+            timings={},
+            tool_calls=[call(call_id="call_1")],
+        )
+        history = await store.history("s_old_session_00001")
+        assert [(m["role"], m["text"]) for m in history] == [
+            ("assistant", "hi"),
+            ("user", "again"),
+            ("assistant", "answer"),
+        ]
+        [detail] = await store.admin_details(["s_old_session_00001"])
+        assert [c["toolCallId"] for c in detail["turns"][1]["toolCalls"]] == ["call_1"]
     finally:
         await store.close()
 

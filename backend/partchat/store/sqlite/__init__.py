@@ -11,11 +11,14 @@ transaction is never interleaved with another unit's statements. A write unit is
 ``BEGIN IMMEDIATE`` … ``COMMIT`` (any exception rolls it back) and, once it holds the
 lock, runs to completion even if its caller is cancelled; a write of one statement is
 its own transaction (autocommit). Each statement is one hop to aiosqlite's thread, so
-units use as few statements as they can: a turn's write starts with the UPDATE that
-decides the rest and reads, in its ``RETURNING`` clause, what the decision needs (a
-duplicate ``begin_turn`` then rolls back); the session version after a write is derived
-from the version before it (the version triggers add exactly one per written row, see
-``MIGRATIONS`` in :mod:`~partchat.store.sqlite.schema`) rather than read again.
+units use as few statements as they can. A turn's begin and its finish are one statement
+each: an INSERT into ``turn_starts`` / ``turn_answers`` (schema version 5) that selects
+its row only when the write may go ahead, whose AFTER INSERT trigger writes the other
+tables and deletes the row, and whose ``RETURNING`` clause reports the session's version
+before the write; a refused begin (a duplicate, a turn running elsewhere) is looked into
+by a unit of its own. The session version after a write is derived from the version
+before it (the version triggers add exactly one per written row, see ``MIGRATIONS`` in
+:mod:`~partchat.store.sqlite.schema`) rather than read again.
 
 A chat turn is two write transactions: :meth:`SqliteStore.begin_turn` commits the turn
 row (``running``) and the user message before the LLM is called;

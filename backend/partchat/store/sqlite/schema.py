@@ -4,7 +4,25 @@ from __future__ import annotations
 
 import aiosqlite
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "user_version"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TOOL_CALL_FIELDS", "user_version"]
+
+_NEXT_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = NEW.session_id)"
+# turn_answers.tool_calls: each call's columns, in this order
+TOOL_CALL_FIELDS = (
+    "tool_call_id",
+    "round",
+    "name",
+    "arguments",
+    "ok",
+    "error_code",
+    "duration_ms",
+    "result_bytes",
+    "result",
+    "unknown_parts",
+    "unknown_models",
+)
+_CALL_COLUMNS = ", ".join(TOOL_CALL_FIELDS)
+_CALL_VALUES = ", ".join(f"json_extract(c.value, '$[{i}]')" for i in range(len(TOOL_CALL_FIELDS)))
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # version 1: initial schema
@@ -135,6 +153,80 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " WHERE (status IN ('failed', 'interrupted') OR finish_reason = 'error')",
         "CREATE INDEX messages_answers ON messages(created_at, role, turn_id)"
         " WHERE role = 'assistant'",
+    ),
+    # version 5: a turn's begin and its finish as one statement each (every statement is
+    # a hop to aiosqlite's thread). A row inserted into turn_starts or turn_answers is a
+    # request that the table's AFTER INSERT trigger carries out on the other tables, and
+    # then deletes: both tables stay empty. The INSERT selects its row only when the
+    # request may go ahead; its RETURNING clause is computed before AFTER triggers run
+    # (SQLite's documented RETURNING semantics), so it reports the version before the unit.
+    (
+        # a turn: the session's reservation, the running turn, its user message
+        """
+        CREATE TABLE turn_starts (
+            turn_id           TEXT NOT NULL,
+            session_id        TEXT NOT NULL,
+            client_message_id TEXT NOT NULL,
+            owner             TEXT,
+            started_at        REAL NOT NULL,
+            seq_reserved      INTEGER NOT NULL,
+            message_id        TEXT NOT NULL,
+            text              TEXT NOT NULL
+        )
+        """,
+        f"""
+        CREATE TRIGGER turn_starts_run AFTER INSERT ON turn_starts BEGIN
+            UPDATE sessions SET seq_reserved = MAX(seq_reserved, NEW.seq_reserved),
+                updated_at = NEW.started_at WHERE id = NEW.session_id;
+            INSERT INTO turns (id, session_id, client_message_id, status, started_at, owner)
+            VALUES (NEW.turn_id, NEW.session_id, NEW.client_message_id, 'running',
+                NEW.started_at, NEW.owner);
+            INSERT INTO messages (id, session_id, turn_id, role, text, status, created_at, seq)
+            VALUES (NEW.message_id, NEW.session_id, NEW.turn_id, 'user', NEW.text, 'complete',
+                NEW.started_at, {_NEXT_SEQ});
+            DELETE FROM turn_starts WHERE rowid = NEW.rowid;
+        END
+        """,
+        # a turn's end: its status, its answer, the session's context and last seq, its
+        # tool calls (a JSON array of arrays: the tool_calls columns in TOOL_CALL_FIELDS
+        # order)
+        """
+        CREATE TABLE turn_answers (
+            turn_id        TEXT NOT NULL,
+            session_id     TEXT NOT NULL,
+            status         TEXT NOT NULL,
+            finish_reason  TEXT NOT NULL,
+            ended_at       REAL NOT NULL,
+            timings        TEXT,
+            model          TEXT,
+            first_token_ms REAL,
+            message_id     TEXT NOT NULL,
+            text           TEXT NOT NULL,
+            message_status TEXT NOT NULL,
+            tool_outputs   TEXT,
+            context        TEXT NOT NULL,
+            last_seq       INTEGER NOT NULL,
+            tool_calls     TEXT
+        )
+        """,
+        f"""
+        CREATE TRIGGER turn_answers_run AFTER INSERT ON turn_answers BEGIN
+            UPDATE turns SET status = NEW.status, finish_reason = NEW.finish_reason,
+                ended_at = NEW.ended_at, timings = NEW.timings, model = NEW.model,
+                first_token_ms = NEW.first_token_ms
+            WHERE id = NEW.turn_id;
+            INSERT INTO messages (id, session_id, turn_id, role, text, status, tool_outputs,
+                created_at, seq)
+            VALUES (NEW.message_id, NEW.session_id, NEW.turn_id, 'assistant', NEW.text,
+                NEW.message_status, NEW.tool_outputs, NEW.ended_at, {_NEXT_SEQ});
+            UPDATE sessions SET context = NEW.context, last_seq = MAX(last_seq, NEW.last_seq),
+                updated_at = NEW.ended_at WHERE id = NEW.session_id;
+            INSERT INTO tool_calls (turn_id, position, session_id, created_at, {_CALL_COLUMNS})
+            SELECT NEW.turn_id, c.key, NEW.session_id, NEW.ended_at, {_CALL_VALUES}
+            FROM json_each(NEW.tool_calls) AS c;
+            DELETE FROM turn_answers WHERE rowid = NEW.rowid;
+        END
+        """,
     ),
 )
 

@@ -29,7 +29,6 @@ from partchat.store.records import (
 )
 from partchat.store.sqlite.connection import (
     SqliteConnection,
-    Undo,
     dumps,
 )
 
@@ -39,25 +38,40 @@ _INSERT_MESSAGE = (
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?))"
 )
-# begin_turn's first statement: the session's reservation written, and what decides the
-# rest read in the same statement (RETURNING reports the row before the version trigger
-# this UPDATE fires: the version before the unit): the turn already stored under this
-# client message id, and a turn running under another owner.
-_BEGIN_UPDATE = (
-    "UPDATE sessions SET seq_reserved = MAX(seq_reserved, ?), updated_at = ? WHERE id = ?"
-    " RETURNING version,"
+# begin_turn: the request, selected only when the session exists, has no turn under this
+# client message id and (with an owner) no turn running under another owner; RETURNING
+# gives the session's version before the unit (turn_starts' trigger writes the rest).
+_START = (
+    "INSERT INTO turn_starts (turn_id, session_id, client_message_id, owner, started_at,"
+    " seq_reserved, message_id, text)"
+    " SELECT :turn, s.id, :client, :owner, :now, :reserved, :message, :text"
+    " FROM sessions s WHERE s.id = :session"
+    " AND NOT EXISTS (SELECT 1 FROM turns t"
+    "  WHERE t.session_id = s.id AND t.client_message_id = :client)"
+    " AND (:owner IS NULL OR NOT EXISTS (SELECT 1 FROM turns r"
+    "  WHERE r.session_id = s.id AND r.status = 'running'"
+    "  AND r.owner IS NOT NULL AND r.owner != :owner))"
+    " RETURNING (SELECT version FROM sessions WHERE id = turn_starts.session_id)"
+)
+# why a start was refused: the session's version, the turn already stored under this
+# client message id, a turn running under another owner
+_START_REFUSED = (
+    "SELECT version,"
     " (SELECT t.id FROM turns t WHERE t.session_id = sessions.id AND t.client_message_id = ?),"
     " (SELECT r.id FROM turns r WHERE r.session_id = sessions.id AND r.status = 'running'"
     "  AND r.owner IS NOT NULL AND r.owner != ?"
     "  ORDER BY r.started_at DESC, r.rowid DESC LIMIT 1)"
+    " FROM sessions WHERE id = ?"
 )
-# finish_turn's first statement: the turn closed if it is still running, with its session
-# and that session's version before the unit.
-_FINISH_UPDATE = (
-    "UPDATE turns SET status = ?, finish_reason = ?, ended_at = ?, timings = ?, model = ?,"
-    " first_token_ms = ?"
-    " WHERE id = ? AND status = 'running'"
-    " RETURNING session_id, (SELECT version FROM sessions WHERE id = turns.session_id)"
+# finish_turn: the request, selected only while the turn is running; RETURNING gives its
+# session and that session's version before the unit (turn_answers' trigger writes it all).
+_ANSWER = (
+    "INSERT INTO turn_answers (turn_id, session_id, status, finish_reason, ended_at, timings,"
+    " model, first_token_ms, message_id, text, message_status, tool_outputs, context,"
+    " last_seq, tool_calls)"
+    " SELECT t.id, t.session_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+    " FROM turns t WHERE t.id = ? AND t.status = 'running'"
+    " RETURNING session_id, (SELECT version FROM sessions WHERE id = turn_answers.session_id)"
 )
 # a turn no longer running: its status, session version and stored answer
 _FINISH_LOOKUP = (
@@ -67,30 +81,21 @@ _FINISH_LOOKUP = (
 )
 
 
-_INSERT_TOOL_CALL = (
-    "INSERT INTO tool_calls (turn_id, position, tool_call_id, round, name, arguments, ok,"
-    " error_code, duration_ms, result_bytes, result, unknown_parts, unknown_models,"
-    " session_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-def _tool_call_row(turn_id: str, position: int, call: ToolCallRecord) -> tuple[Any, ...]:
-    """A tool call's ``tool_calls`` columns up to ``unknown_models`` (JSON as text)."""
-    return (
-        turn_id,
-        position,
+def _tool_call_fields(call: ToolCallRecord) -> list[Any]:
+    """A tool call's ``tool_calls`` columns in ``TOOL_CALL_FIELDS`` order (JSON values)."""
+    return [
         call["toolCallId"],
         int(call["round"]),
         call["name"],
-        dumps(call["arguments"]),
+        call["arguments"],
         1 if call["ok"] else 0,
         call["errorCode"],
         float(call["durationMs"]),
         int(call["resultBytes"]),
-        None if call["result"] is None else dumps(call["result"]),
-        dumps(call["unknownParts"]) if call["unknownParts"] else None,
-        dumps(call["unknownModels"]) if call["unknownModels"] else None,
-    )
+        call["result"],
+        call["unknownParts"] or None,
+        call["unknownModels"] or None,
+    ]
 
 
 class TurnWrites(SqliteConnection):
@@ -114,61 +119,73 @@ class TurnWrites(SqliteConnection):
         check_client_message_id(client_message_id)
         reserved = int(seq_reserved)
 
-        async def begin(conn: aiosqlite.Connection) -> BeginTurn:
-            now = self._clock()
+        turn_id = new_turn_id()
+        message_id = new_message_id()
+        now = self._clock()
+        start = {
+            "turn": turn_id,
+            "session": session_id,
+            "client": client_message_id,
+            "owner": owner,
+            "now": now,
+            "reserved": reserved,
+            "message": message_id,
+            "text": text,
+        }
+        turn = TurnRecord(
+            id=turn_id,
+            session_id=session_id,
+            client_message_id=client_message_id,
+            status="running",
+            finish_reason=None,
+            started_at=now,
+            ended_at=None,
+            timings=None,
+            owner=owner,
+        )
+
+        async def begin(conn: aiosqlite.Connection) -> BeginTurn | None:
+            started = list(await conn.execute_fetchall(_START, start))
+            if not started:
+                return None
+            # three rows written: the session, the turn, the message
+            before = int(started[0][0])
+            return BeginTurn(turn, message_id, False, version_after(before, expect_version, 3))
+
+        async def refused(conn: aiosqlite.Connection) -> BeginTurn:
+            # Under the write lock, nothing changes between the two statements.
+            begun = await begin(conn)
+            if begun is not None:  # what refused it has gone (a turn elsewhere ended)
+                return begun
             found = list(
                 await conn.execute_fetchall(
-                    _BEGIN_UPDATE, (reserved, now, session_id, client_message_id, owner or "")
+                    _START_REFUSED, (client_message_id, owner or "", session_id)
                 )
             )
             if not found:
                 raise UnknownSession(session_id)
             before, existing, elsewhere = found[0]
-            if existing is not None or (owner is not None and elsewhere is not None):
-                rows = list(
-                    await conn.execute_fetchall(
-                        f"SELECT {TURN_COLUMNS}, (SELECT id FROM messages"
-                        " WHERE turn_id = turns.id AND role = 'user') FROM turns WHERE id = ?",
-                        (existing or elsewhere,),
-                    )
+            rows = list(
+                await conn.execute_fetchall(
+                    f"SELECT {TURN_COLUMNS}, (SELECT id FROM messages"
+                    " WHERE turn_id = turns.id AND role = 'user') FROM turns WHERE id = ?",
+                    (existing or elsewhere,),
                 )
-                if existing is None:
-                    raise TurnRunningElsewhere(turn_from_row(rows[0]))
-                # A duplicate writes nothing: the reservation above is rolled back.
-                raise Undo(
-                    BeginTurn(
-                        turn=turn_from_row(rows[0]),
-                        user_message_id=rows[0][9],
-                        duplicate=True,
-                        session_version=version_after(before, expect_version, 0),
-                    )
-                )
+            )
+            if existing is None:
+                raise TurnRunningElsewhere(turn_from_row(rows[0]))
+            return BeginTurn(
+                turn=turn_from_row(rows[0]),
+                user_message_id=rows[0][9],
+                duplicate=True,
+                session_version=version_after(before, expect_version, 0),
+            )
 
-            turn = TurnRecord(
-                id=new_turn_id(),
-                session_id=session_id,
-                client_message_id=client_message_id,
-                status="running",
-                finish_reason=None,
-                started_at=now,
-                ended_at=None,
-                timings=None,
-                owner=owner,
-            )
-            await conn.execute(
-                "INSERT INTO turns (id, session_id, client_message_id, status, started_at, owner)"
-                " VALUES (?, ?, ?, 'running', ?, ?)",
-                (turn.id, session_id, client_message_id, now, owner),
-            )
-            message_id = new_message_id()
-            await conn.execute(
-                _INSERT_MESSAGE,
-                (message_id, session_id, turn.id, "user", text, "complete", None, now, session_id),
-            )
-            # three rows written: the session, the turn, the message
-            return BeginTurn(turn, message_id, False, version_after(before, expect_version, 3))
-
-        return await self._write(begin)
+        # One statement, its own transaction; refused, the unit that says why.
+        begun = await self._write(begin, single=True)
+        if begun is not None:
+            return begun
+        return await self._write(refused)
 
     async def finish_turn(
         self,
@@ -196,61 +213,46 @@ class TurnWrites(SqliteConnection):
         timings_json = dumps(dict(timings))
         first_token_ms = timings.get("firstTokenMs")
         seq = int(last_seq)
-        calls = [_tool_call_row(turn_id, i, call) for i, call in enumerate(tool_calls)]
+        calls = [_tool_call_fields(call) for call in tool_calls]
+        calls_json = dumps(calls) if calls else None
 
-        async def finish(conn: aiosqlite.Connection) -> FinishTurn:
-            now = self._clock()
-            closed = list(
-                await conn.execute_fetchall(
-                    _FINISH_UPDATE,
-                    (
-                        TURN_STATUS_FOR_REASON[finish_reason],
-                        finish_reason,
-                        now,
-                        timings_json,
-                        model,
-                        first_token_ms,
-                        turn_id,
-                    ),
-                )
-            )
-            if not closed:  # unknown, or finished already: nothing written
-                found = list(await conn.execute_fetchall(_FINISH_LOOKUP, (turn_id,)))
-                if not found:
-                    raise UnknownTurn(turn_id)
-                turn_status, before, answer_id = found[0]
-                if answer_id is not None:
-                    return FinishTurn(str(answer_id), version_after(before, expect_version, 0))
-                raise StoreError(f"turn {turn_id} is {turn_status} without an answer")
-            session_id, before = closed[0]
-            message_id = new_message_id()
-            await conn.execute(
-                _INSERT_MESSAGE,
-                (
-                    message_id,
-                    session_id,
-                    turn_id,
-                    "assistant",
-                    text,
-                    status,
-                    tool_outputs_json,
-                    now,
-                    session_id,
-                ),
-            )
-            await conn.execute(
-                "UPDATE sessions SET context = ?, last_seq = MAX(last_seq, ?), updated_at = ?"
-                " WHERE id = ?",
-                (context_json, seq, now, session_id),
-            )
-            if calls:  # rows without a version trigger: the version arithmetic holds
-                await conn.executemany(
-                    _INSERT_TOOL_CALL, [(*row, session_id, now) for row in calls]
-                )
-            # three rows written: the turn, the message, the session
-            return FinishTurn(message_id, version_after(before, expect_version, 3))
+        message_id = new_message_id()
+        now = self._clock()
+        answer = (
+            TURN_STATUS_FOR_REASON[finish_reason],
+            finish_reason,
+            now,
+            timings_json,
+            model,
+            first_token_ms,
+            message_id,
+            text,
+            status,
+            tool_outputs_json,
+            context_json,
+            seq,
+            calls_json,
+            turn_id,
+        )
 
-        return await self._write(finish)
+        async def finish(conn: aiosqlite.Connection) -> tuple[Any, ...] | None:
+            closed = list(await conn.execute_fetchall(_ANSWER, answer))
+            return tuple(closed[0]) if closed else None
+
+        # One statement, its own transaction.
+        closed = await self._write(finish, single=True)
+        if closed is not None:
+            # three rows written: the turn, the message, the session (tool calls have no
+            # version trigger)
+            return FinishTurn(message_id, version_after(int(closed[1]), expect_version, 3))
+        # unknown, or finished already: nothing written (a finished turn stays finished)
+        found = await self._fetch_one(_FINISH_LOOKUP, (turn_id,))
+        if found is None:
+            raise UnknownTurn(turn_id)
+        turn_status, before, answer_id = found
+        if answer_id is not None:
+            return FinishTurn(str(answer_id), version_after(before, expect_version, 0))
+        raise StoreError(f"turn {turn_id} is {turn_status} without an answer")
 
     async def mark_interrupted(
         self,
