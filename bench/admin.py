@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT / "backend"))
 from partchat.store import AdminFilters, AdminPage  # noqa: E402
 from partchat.store.postgres import PostgresStore  # noqa: E402
 from partchat.store.sqlite import SqliteStore  # noqa: E402
+from partchat.store.sqlite.schema import TOOL_CALL_FIELDS  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 DAY = 86400.0
@@ -247,23 +248,7 @@ async def load_postgres(dsn: str, rows: dict[str, list[tuple[Any, ...]]]) -> Non
             "created_at",
             "seq",
         ],
-        "tool_calls": [
-            "turn_id",
-            "position",
-            "session_id",
-            "tool_call_id",
-            "round",
-            "name",
-            "arguments",
-            "ok",
-            "error_code",
-            "duration_ms",
-            "result_bytes",
-            "result",
-            "unknown_parts",
-            "unknown_models",
-            "created_at",
-        ],
+        "tool_calls": ["turn_id", "position", "session_id", *TOOL_CALL_FIELDS, "created_at"],
         "feedback": ["turn_id", "session_id", "rating", "reason", "created_at", "updated_at"],
     }
     conn = await asyncpg.connect(dsn)

@@ -35,7 +35,7 @@ from partchat.nlu import store as nlu_store  # noqa: E402
 from partchat.nlu.evaluate import Report, evaluate  # noqa: E402
 from partchat.nlu.model import Understanding  # noqa: E402
 from partchat.nlu.reading import TUNING, Tuning  # noqa: E402
-from partchat.nlu.train import SECOND_THRESHOLD, SYMPTOM_C, train  # noqa: E402
+from partchat.nlu.train import SECOND_THRESHOLD, SYMPTOM_C, Example, train  # noqa: E402
 
 _NUMBERED = re.compile(r"(.*?)(\d+)$")
 GRID: list[dict[str, list[Any]]] = [
@@ -55,7 +55,9 @@ def fold_of(item_id: str, k: int) -> int:
     return int(hashlib.sha256(group.encode()).hexdigest()[:8], 16) % k
 
 
-def folds(db: Path, k: int, symptom_c: float) -> list[tuple[dict[str, Any], list[corpus.Labelled]]]:
+def splits(db: Path, k: int) -> list[tuple[list[Example], list[corpus.Labelled]]]:
+    """Each fold's training examples (the other folds' messages, and every example that is
+    not a train message) and its held-out train messages."""
     conn = sqlite3.connect(db)
     try:
         examples = nlu_store.examples(conn)
@@ -63,10 +65,18 @@ def folds(db: Path, k: int, symptom_c: float) -> list[tuple[dict[str, Any], list
         conn.close()
     messages = corpus.messages("train")
     n = len(messages)  # examples() lists the messages first, in corpus order
+    return [
+        (
+            [e for i, e in enumerate(examples) if i >= n or fold_of(messages[i]["id"], k) != f],
+            [m for m in messages if fold_of(m["id"], k) == f],
+        )
+        for f in range(k)
+    ]
+
+
+def folds(db: Path, k: int, symptom_c: float) -> list[tuple[dict[str, Any], list[corpus.Labelled]]]:
     out = []
-    for f in range(k):
-        kept = [e for i, e in enumerate(examples) if i >= n or fold_of(messages[i]["id"], k) != f]
-        held = [m for m in messages if fold_of(m["id"], k) == f]
+    for f, (kept, held) in enumerate(splits(db, k)):
         t0 = time.perf_counter()
         out.append((train(kept, symptom_c=symptom_c), held))
         print(f"  fold {f}: {len(held)} held out, trained in {time.perf_counter() - t0:.0f} s")

@@ -13,7 +13,6 @@ folds are ``nlu_cv.fold_of``'s (runs of ten ids); dev and test are not read.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from collections import Counter
 from pathlib import Path
@@ -21,10 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.nlu_cv import fold_of  # noqa: E402
+from bench.nlu_cv import splits  # noqa: E402
 
-from partchat.nlu import corpus  # noqa: E402
-from partchat.nlu import store as nlu_store  # noqa: E402
 from partchat.nlu.rules import rule_intent  # noqa: E402
 from partchat.nlu.train import MIN_DF, _analyzer  # noqa: E402
 
@@ -33,22 +30,10 @@ def cross_validate(db: Path, c: float, k: int, balanced: bool) -> tuple[Counter[
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    conn = sqlite3.connect(db)
-    try:
-        examples = nlu_store.examples(conn)
-    finally:
-        conn.close()
-    messages = corpus.messages("train")
-    n = len(messages)  # examples() lists the messages first, in corpus order
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
-    for f in range(k):
-        kept = [
-            e
-            for i, e in enumerate(examples)
-            if e.intent is not None and (i >= n or fold_of(messages[i]["id"], k) != f)
-        ]
-        held = [m for m in messages if fold_of(m["id"], k) == f]
+    for examples, held in splits(db, k):
+        kept = [e for e in examples if e.intent is not None]
         vectorizer = TfidfVectorizer(analyzer=_analyzer, sublinear_tf=True, min_df=MIN_DF)
         x = vectorizer.fit_transform([e.text for e in kept])
         model = LogisticRegression(

@@ -58,8 +58,9 @@ _WHICH_ONE = re.compile(r"\bwhich (one|part) is\b|\bwhich of (them|those|these) 
 _ASKED_FOR_PART = re.compile(r"\bpart number\b|\bwhich part\b", re.IGNORECASE)
 # "yes", "yeah show me how", "yes pls, walk me through it": a yes and at most a few
 # words that do not take it back.
+_YES_WORDS = r"yes|yeah|yep|yup|ya|yea|sure|ok(ay)?"
 _YES = re.compile(
-    r"^\s*(yes|yeah|yep|yup|ya|yea|sure|ok(ay)?|please|go ahead|do it|show me)\b"
+    rf"^\s*({_YES_WORDS}|please|go ahead|do it|show me)\b"
     r"(?![^?]*\b(no|not|but|instead|other)\b)[^?]{0,40}$",
     re.IGNORECASE,
 )
@@ -84,7 +85,7 @@ def declines(text: str) -> bool:
 
 # A reply that says yes or no first ("yes but not for this one, the filter") answers the
 # question; a bare part name does not.
-_YES_OR_NO = re.compile(r"^\W*(yes|yeah|yep|yup|ya|yea|sure|ok(ay)?|no|nope|nah|not)\b", re.I)
+_YES_OR_NO = re.compile(rf"^\W*({_YES_WORDS}|no|nope|nah|not)\b", re.I)
 
 
 _FILLER = frozenset(

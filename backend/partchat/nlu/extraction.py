@@ -11,7 +11,7 @@ import re
 from functools import cache
 from typing import TypedDict
 
-from partchat.catalog.types import Appliance, CatalogReader
+from partchat.catalog.types import Appliance, CatalogReader, ModelInfo
 from partchat.catalog.vocab import APPLIANCE_KINDS, APPLIANCE_NAMES, appliance_regex, brand_regex
 
 # Word-ish tokens that may be part or model numbers: letters, digits, dashes, dots.
@@ -117,16 +117,7 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
         if not cued_part:
             lookup = await catalog.find_model(token)
             if lookup["match"] is not None:
-                info = lookup["match"]
-                models.append(
-                    ModelMention(
-                        model=info["model_number"],
-                        known=True,
-                        brand=info["brand"],
-                        appliance=info["appliance"],
-                        suggestions=[],
-                    )
-                )
+                models.append(_known_model(lookup["match"]))
                 continue
         if not cued_model:
             part = await catalog.get_part(token)
@@ -158,15 +149,7 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
             key = joined.replace(" ", "").upper()
             if joined_info is not None and joined_info["model_number"].upper() == key:
                 models = [m for m in models if m["model"].replace(" ", "") not in key]
-                models.append(
-                    ModelMention(
-                        model=joined_info["model_number"],
-                        known=True,
-                        brand=joined_info["brand"],
-                        appliance=joined_info["appliance"],
-                        suggestions=[],
-                    )
-                )
+                models.append(_known_model(joined_info))
                 break
     appliance = appliance_from_words(text)
     if appliance is None:
@@ -178,6 +161,16 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
         models=models,
         symptoms=_unique([s["label"] for s in matched]),
         appliance=appliance,
+    )
+
+
+def _known_model(info: ModelInfo) -> ModelMention:
+    return ModelMention(
+        model=info["model_number"],
+        known=True,
+        brand=info["brand"],
+        appliance=info["appliance"],
+        suggestions=[],
     )
 
 

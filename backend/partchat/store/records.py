@@ -121,6 +121,28 @@ class TurnRecord:
     timings: dict[str, Any] | None
     owner: str | None = None  # boot id of the server process running it (None: legacy row)
 
+    @classmethod
+    def running(
+        cls,
+        turn_id: str,
+        session_id: str,
+        client_message_id: str,
+        started_at: float,
+        owner: str | None,
+    ) -> TurnRecord:
+        """A turn just begun, as both backends record it."""
+        return cls(
+            id=turn_id,
+            session_id=session_id,
+            client_message_id=client_message_id,
+            status="running",
+            finish_reason=None,
+            started_at=started_at,
+            ended_at=None,
+            timings=None,
+            owner=owner,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class WorkerRecord:

@@ -118,17 +118,7 @@ class TurnWrites(PostgresConnection):
             if found:
                 raise TurnRunningElsewhere(turn_from_row(found[0]))
             now = self._clock()
-            turn = TurnRecord(
-                id=new_turn_id(),
-                session_id=session_id,
-                client_message_id=client_message_id,
-                status="running",
-                finish_reason=None,
-                started_at=now,
-                ended_at=None,
-                timings=None,
-                owner=owner,
-            )
+            turn = TurnRecord.running(new_turn_id(), session_id, client_message_id, now, owner)
             message_id = new_message_id()
             await conn.execute(
                 f"WITH {BUMP},"

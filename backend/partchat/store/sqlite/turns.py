@@ -132,17 +132,7 @@ class TurnWrites(SqliteConnection):
             "message": message_id,
             "text": text,
         }
-        turn = TurnRecord(
-            id=turn_id,
-            session_id=session_id,
-            client_message_id=client_message_id,
-            status="running",
-            finish_reason=None,
-            started_at=now,
-            ended_at=None,
-            timings=None,
-            owner=owner,
-        )
+        turn = TurnRecord.running(turn_id, session_id, client_message_id, now, owner)
 
         async def begin(conn: aiosqlite.Connection) -> BeginTurn | None:
             started = list(await conn.execute_fetchall(_START, start))
