@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from partchat.agent.state import AgentState
 from partchat.nlu.extraction import Extraction
 
@@ -22,11 +24,42 @@ def merged_symptoms(labels: list[str]) -> list[str]:
     return out
 
 
-def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
+# The same trouble in the other compartment: "sorry, I meant the freezer" after "the
+# fridge is too warm".
+_IN_COMPARTMENT = {
+    "freezer": {
+        "Fridge too warm": "Freezer section too warm",
+        "Fridge too cold": "Freezer too cold",
+        "Fridge and freezer are too warm": "Freezer section too warm",
+    },
+    "fridge": {
+        "Freezer section too warm": "Fridge too warm",
+        "Freezer too cold": "Fridge too cold",
+        "Fridge and freezer are too warm": "Fridge too warm",
+    },
+}
+
+
+def moved_to(compartment: str, labels: list[str]) -> list[str]:
+    """``labels`` with each compartment symptom moved to ``compartment``."""
+    table = _IN_COMPARTMENT.get(compartment, {})
+    return list(dict.fromkeys(table.get(label, label) for label in labels))
+
+
+def apply_extraction(
+    state: AgentState,
+    found: Extraction,
+    *,
+    replace_symptoms: bool = False,
+    denied: Collection[str] = (),
+) -> AgentState:
     """The context rules, pure: new model replaces; symptoms accumulate per appliance.
 
     The appliance comes from the words, else from a known model. A different appliance
     clears the symptoms gathered for the old one (and a model of the other appliance).
+    A correction ("no wait, it just won't drain") replaces the symptoms with the
+    message's own (``replace_symptoms``), and a symptom the message says is not the
+    problem (``denied``: "it's not leaking") leaves them.
     """
     update = AgentState(
         model_changed_from=None,
@@ -60,6 +93,9 @@ def apply_extraction(state: AgentState, found: Extraction) -> AgentState:
                 model = None
         appliance = new_appliance
 
+    if replace_symptoms and found["symptoms"]:
+        symptoms = []
+    symptoms = [label for label in symptoms if label not in denied]
     for label in found["symptoms"]:
         if label not in symptoms:
             symptoms.append(label)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from partchat.agent.context_rules import apply_extraction, merged_symptoms
+from partchat.agent.context_rules import apply_extraction, merged_symptoms, moved_to
 from partchat.agent.list_picks import referenced_part
 from partchat.agent.state import AgentState
 from partchat.catalog.types import CatalogReader
@@ -15,6 +15,8 @@ from partchat.nlu.dialogue import (
     ANSWER,
     NO_MODEL,
     bare,
+    corrected_compartment,
+    corrects,
     lacks_model,
     only_gives_a_model,
     resolve_intent,
@@ -76,7 +78,18 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         )
         found = reading.found
         picked = await _extract_with_confirmation(found, messages, catalog)
-        update = apply_extraction(state, found)
+        update = apply_extraction(
+            state, found, replace_symptoms=corrects(last.text), denied=reading.denied
+        )
+        compartment = corrected_compartment(last.text)
+        if (
+            compartment is not None
+            and not found["symptoms"]
+            and not found["models"]
+            and not found["part_numbers"]
+        ):
+            # "i mean fridge sorry": the symptom said before, in the other compartment
+            update["symptoms"] = moved_to(compartment, list(update.get("symptoms") or []))
         update["intent"] = resolve_intent(
             reading.intent,
             messages,

@@ -163,9 +163,14 @@ def _generic_stems() -> frozenset[str]:
 
 # A message that asks how to put one part in ("what door parts fit" asks for parts).
 _ASKS_INSTALL = re.compile(
-    r"\b(install\w*|replac\w*|swap\w*|put (it|that|this) in|change (it|that|this))\b",
+    r"\b(install\w*|replac\w*|swap\w*|put (it |that |this |the \w+ |the \w+ one )?in|"
+    r"change (it|that|this))\b",
     re.IGNORECASE,
 )
+# "the difference between the mid spray arm and the lower one", "heater vs thermostat":
+# two listed parts compared; the first one named is the one to show first.
+_COMPARES = re.compile(r"\b(difference between|differences? of|compare\w*|vs\.?|versus)\b", re.I)
+_SECOND_OF_TWO = re.compile(r"\b(?:and|or|vs\.?|versus)\b|,", re.IGNORECASE)
 
 
 @cache
@@ -270,6 +275,15 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         number = m["n"] or m["m"] or ""
         index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
         return numbers[index] if -len(numbers) <= index < len(numbers) else None
+    compares = _COMPARES.search(text)
+    if compares:
+        # "what's the difference between the mid spray arm and the lower one", "door seal
+        # vs filter": the part the comparison names first, when it is listed (else the
+        # options, a search)
+        rest = text if compares[1].lower() in ("vs", "vs.", "versus") else text[compares.end() :]
+        first = _SECOND_OF_TWO.split(rest, maxsplit=1)[0]
+        named = _named(items, first, relaxed=True, typed=True)
+        return named[0] if named else None
     if _WANTS_OPTIONS.search(text):
         return None  # "what drain pump do i need for it then": the options, a search
     named = _named(items, text)
@@ -278,6 +292,11 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         # words; the words no listed name has are dropped, unless one names a part
         # type (then it is another part: "how do i install the drain hose")
         named = _named(items, text, relaxed=True)
+    if not named and _ASKS_PRICE.search(text) and not _WHICH_OR_ANY.search(text):
+        # "merci! the drain pump, how much?", "kindly tell me the price of defrost timer":
+        # a question about a listed part named among words of courtesy; the words that
+        # are kept must name a part type (not "is my freezer ok?")
+        named = _named(items, text, relaxed=True, typed=True)
     return named[0] if named else None
 
 
@@ -291,6 +310,16 @@ _ASKS_ABOUT = re.compile(
 )
 
 
+# A question about a named part's price or stock ("merci! the drain pump, how much?"); one
+# that asks which of the parts is of a type ("which one is the spray arm?", "any of those
+# the circulation pump?") is a search for that type, whose results say what fits.
+_ASKS_PRICE = re.compile(
+    r"\b(how much|price|cost|in stock|stock|available|availability|details?|info|more about)\b",
+    re.IGNORECASE,
+)
+_WHICH_OR_ANY = re.compile(r"\b(which|any|among|of (those|these|them))\b", re.IGNORECASE)
+
+
 def _named_words(text: str) -> set[str]:
     """The words of ``text`` that could name a part: all but the generic ones, stemmed."""
     return {stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())} - (
@@ -298,11 +327,13 @@ def _named_words(text: str) -> set[str]:
     )
 
 
-def _named(items: dict[str, str], text: str, *, relaxed: bool = False) -> list[str]:
+def _named(
+    items: dict[str, str], text: str, *, relaxed: bool = False, typed: bool = False
+) -> list[str]:
     """The listed parts whose name has every non-generic word of ``text``, in order
     (``relaxed``: every such word that some listed name has, when the others name no
-    part type). A word a letter or two off a listed name's word ("elemnt") is that
-    word."""
+    part type; ``typed``: and the words kept name a part type). A word a letter or two
+    off a listed name's word ("elemnt") is that word."""
     in_names = set().union(*(_stems(line) for line in items.values()))
     wanted = {
         _spelled(stem(_SHORT_FORMS.get(w, w)), in_names) for w in _NAME_WORD.findall(text.lower())
@@ -312,6 +343,8 @@ def _named(items: dict[str, str], text: str, *, relaxed: bool = False) -> list[s
         if dropped & _part_type_stems():
             return []
         wanted -= dropped
+        if typed and not wanted & _part_type_stems():
+            return []
     if not wanted:
         return []
     named = [ps for ps, line in items.items() if wanted <= _stems(line)]

@@ -118,11 +118,26 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
 
     if intent == "install":
         if not part_arg:
+            query = _search_query(text) if part_type_named(text) else ""
+            if query and (model or appliance):
+                # "water inlet valve for 66512762K312, is it easy to install?": which part
+                # is not known yet; the parts of that type (with their fit) come first
+                args = _with_model({"query": query, "limit": 5}, model)
+                if not model:
+                    args["appliance"] = appliance
+                return _Plan(calls=[("search_parts", args)])
             return _Plan(w.ask_part("you want to install"))
         args = _with_model({"partNumber": part_arg}, model)
         return _Plan(calls=[("get_installation_instructions", args)])
     if intent == "compat":
         if not part_arg:
+            query = _search_query(text) if part_type_named(text) else _job_query(messages, newest)
+            if model and query:
+                # "does a drain pump fit 2213092N413", "and same part for my other fridge,
+                # 2533111330A?" after a search: that part type for the model (the results
+                # say what fits), not "which part?"
+                query = " ".join(_BRAND.sub(" ", query).split())
+                return _Plan(calls=[("search_parts", {"query": query, "limit": 5, "model": model})])
             return _Plan(w.ask_part("you want to check"))
         if unknown_part:
             return _Plan(calls=[("get_part_details", {"partNumber": unknown_part})])

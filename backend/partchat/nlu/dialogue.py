@@ -364,6 +364,35 @@ def resolve_intent(
     return pending or intent
 
 
+# "sorry I meant the freezer", "no wait, it just won't drain", "oops typo, I meant …": the
+# message puts right what the shopper said before; "also", "too" add to it instead.
+_CORRECTION = re.compile(
+    r"^\W*((oh|ah|um+|uh+|hmm+|ok(ay)?|well)\W+)*"
+    r"(no+|nope|oops|whoops|sorry|wait|actually|my bad|correction|scratch that)\b|"
+    r"\b(i meant|i mean|meant to say|i misspoke|not the \w+,? (but )?the)\b",
+    re.IGNORECASE,
+)
+_ADDS = re.compile(r"\b(also|too|as well|plus|another|on top|besides)\b", re.IGNORECASE)
+_COMPARTMENT = re.compile(r"\b(freezer|fridge|refrigerator|fresh food|icebox)\b", re.I)
+_NOT_THAT = re.compile(r"\bnot (the |my )?(freezer|fridge|refrigerator|fresh food|icebox)\b", re.I)
+
+
+def corrects(text: str) -> bool:
+    """The message corrects what the shopper said before rather than adding to it."""
+    return _CORRECTION.search(text) is not None and _ADDS.search(text) is None
+
+
+def corrected_compartment(text: str) -> str | None:
+    """The compartment a correction names ("i mean fridge sorry", "not the fridge, the
+    freezer"): "freezer" or "fridge", else None."""
+    if not corrects(text):
+        return None
+    m = _COMPARTMENT.search(_NOT_THAT.sub(" ", text))
+    if m is None:
+        return None
+    return "freezer" if m[1].lower() in ("freezer", "icebox") else "fridge"
+
+
 def is_answer(intent: str, text: str) -> bool:
     """A reply that continues rather than starts: the classifier's *answer*, or a bare
     part number (which alone would ask for the part's details)."""

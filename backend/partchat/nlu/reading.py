@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from partchat.catalog.types import Appliance, CatalogReader, Symptom
 from partchat.nlu.extraction import Extraction, extract
 
+from .denials import denied_slugs
 from .dialogue import ANSWER
 from .features import normalize, part_type_named, without_fine_clauses
 from .model import Understanding
@@ -80,6 +81,8 @@ class Reading:
     confidence: float
     found: Extraction
     symptom_ids: list[str] = field(default_factory=list)
+    denied: list[str] = field(default_factory=list)
+    """The labels of the symptoms the message says are not the problem ("it's not leaking")."""
 
 
 def slug_of(symptom_id: str) -> str:
@@ -170,11 +173,15 @@ async def read(
         }
         matched = [i for i in matched if slug_of(i) in settled]
     ids = list(dict.fromkeys([*learnt, *matched]))
+    denied = denied_slugs(text, all_symptoms)
+    if denied:
+        ids = [i for i in ids if slug_of(i) not in denied]
     if intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
         intent = "diagnose"  # "it's not draining" reads like "it's a …", but states a problem
     by_id = {s["id"]: s for s in all_symptoms}
     found["symptoms"] = list(dict.fromkeys(by_id[i]["label"] for i in ids if i in by_id))
-    return Reading(intent, scores.confidence, found, ids)
+    labels = sorted({s["label"] for s in all_symptoms if slug_of(s["id"]) in denied})
+    return Reading(intent, scores.confidence, found, ids, labels)
 
 
 def _clause_slugs(

@@ -633,6 +633,92 @@ CONVERSATIONS: dict[str, list[Step]] = {
             has=["**Steps**"],
         ),
     ],
+    "a-correction-replaces-the-symptom": [
+        Step(
+            "my kenmore fridge 10640562010 isnt cold enough",
+            calls=[("diagnose_repair", {"symptoms": ["Fridge too warm"], "model": "10640562010"})],
+        ),
+        Step(
+            "sorry I meant the freezer, the fridge side is fine",
+            calls=[
+                (
+                    "diagnose_repair",
+                    {"symptoms": ["Freezer section too warm"], "model": "10640562010"},
+                )
+            ],
+            ctx={"symptoms": ["Freezer section too warm"]},
+        ),
+    ],
+    "a-correction-naming-only-the-compartment-moves-the-symptom": [
+        Step("2533111330A freezer too cold", ctx={"symptoms": ["Freezer too cold"]}),
+        Step(
+            "i mean fridge sorry",
+            calls=[("diagnose_repair", {"symptoms": ["Fridge too cold"], "model": "2533111330A"})],
+        ),
+    ],
+    "a-denied-symptom-leaves-the-context": [
+        Step("Whirlpool WDT780SAEM1 is leaking", ctx={"symptoms": ["Leaking"]}),
+        Step(
+            "no wait, it's not leaking, it just won't drain, water sits at the bottom",
+            calls=[("diagnose_repair", {"symptoms": ["Not draining"], "model": MODEL})],
+            ctx={"symptoms": ["Not draining"]},
+        ),
+    ],
+    "a-listed-part-named-among-courtesy-words": [
+        Step("bonjour, my LG dishwasher LDF7774BD does not drain", has=["PS11706890"]),
+        Step(
+            "merci! the drain pump, how much?",
+            calls=[("get_part_details", {"partNumber": "PS11706890", "model": "LDF7774BD"})],
+        ),
+        Step(
+            "danke, und how do I install it",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "PS11706890", "model": "LDF7774BD"},
+                )
+            ],
+        ),
+    ],
+    "the-same-part-for-another-model-is-searched-for-it": [
+        Step("need an evaporator fan motor for GE 36211XBRFRWW", has=["PS12741350"]),
+        Step(
+            "and same part for my other fridge, 2533111330A?",
+            calls=[
+                (
+                    "search_parts",
+                    {"query": "evaporator fan motor", "limit": 5, "model": "2533111330A"},
+                )
+            ],
+            has=["fits your 2533111330A"],
+        ),
+    ],
+    "a-part-type-to-install-without-its-number-is-searched-first": [
+        Step(
+            "water inlet valve for 66512762K312, how much and is it easy to install?",
+            calls=[
+                (
+                    "search_parts",
+                    {
+                        "query": "water inlet valve how much easy install",
+                        "limit": 5,
+                        "model": "66512762K312",
+                    },
+                )
+            ],
+            has=["PS12578165", "fits your 66512762K312"],
+        ),
+        Step(
+            "the first one, installation steps pls",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "PS12578165", "model": "66512762K312"},
+                )
+            ],
+            has=["**Steps**"],
+        ),
+    ],
     # -- small talk and scope -----------------------------------------------------------
     "greeting": [Step("Hello!", calls=NO_TOOLS, has=["Hi!", "refrigerator and dishwasher"])],
     "thanks": [Step("thank you so much", calls=NO_TOOLS, has=["You're welcome"])],

@@ -10,7 +10,7 @@ import pytest
 import pytest_asyncio
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from partchat.agent.context_rules import apply_extraction, merged_symptoms
+from partchat.agent.context_rules import apply_extraction, merged_symptoms, moved_to
 from partchat.agent.extract import confirmed_suggestion, make_extract_node
 from partchat.agent.list_picks import referenced_part
 from partchat.agent.prompts import context_block
@@ -146,6 +146,33 @@ def test_symptoms_are_capped_at_ten_keeping_the_newest() -> None:
     many = [f"s{i}" for i in range(12)]
     out = apply_extraction(state(appliance_type="dishwasher"), found(symptoms=many))
     assert out["symptoms"] == many[-10:]
+
+
+def test_a_correction_replaces_the_symptoms_and_a_denied_one_leaves() -> None:
+    before = state(appliance_type="dishwasher", symptoms=["Leaking"])
+    # "no wait, it's not leaking, it just won't drain"
+    out = apply_extraction(before, found(symptoms=["Not draining"]), replace_symptoms=True)
+    assert out["symptoms"] == ["Not draining"]
+    # a correction without a symptom of its own keeps them ("no wait, model is …")
+    assert apply_extraction(before, found(), replace_symptoms=True)["symptoms"] == ["Leaking"]
+    # "it's not leaking, but it's noisy": the denied symptom goes, the new one is added
+    out = apply_extraction(before, found(symptoms=["Noisy"]), denied=["Leaking"])
+    assert out["symptoms"] == ["Noisy"]
+    # without either, symptoms accumulate (the fridge warm, then the freezer: both)
+    fridge = state(appliance_type="refrigerator", symptoms=["Fridge too warm"])
+    out = apply_extraction(fridge, found(symptoms=["Freezer section too warm"]))
+    assert out["symptoms"] == ["Fridge and freezer are too warm"]
+    out = apply_extraction(
+        fridge, found(symptoms=["Freezer section too warm"]), replace_symptoms=True
+    )
+    assert out["symptoms"] == ["Freezer section too warm"]
+
+
+def test_a_compartment_symptom_moves_to_the_compartment_a_correction_names() -> None:
+    assert moved_to("fridge", ["Freezer too cold", "Noisy"]) == ["Fridge too cold", "Noisy"]
+    assert moved_to("freezer", ["Fridge too warm"]) == ["Freezer section too warm"]
+    assert moved_to("freezer", ["Fridge and freezer are too warm"]) == ["Freezer section too warm"]
+    assert moved_to("fridge", ["Leaking"]) == ["Leaking"]
 
 
 # -- parts -------------------------------------------------------------------------------
@@ -413,6 +440,33 @@ def test_after_a_list_of_one_a_question_that_names_nothing_is_about_that_part() 
     assert referenced_part(convo("how much is the drain pump", one)) is None
     # after several, the question names nothing to pick
     assert referenced_part(convo("how much")) is None
+
+
+def test_a_listed_name_among_courtesy_words_in_a_question_picks_the_part() -> None:
+    assert referenced_part(convo("merci! the drain pump, how much?")) == "PS11753379"
+    assert referenced_part(convo("Kindly tell me the price of door seal")) == "PS12348515"
+    assert referenced_part(convo("danke, is the filter in stock?")) == "PS11759673"
+    # the words kept must name a part type: a question about the appliance is no pick
+    assert referenced_part(convo("is my dishwasher ok to run meanwhile?")) is None
+    # another part type among the words is another part
+    assert referenced_part(convo("merci, how much is the drain hose?")) is None
+
+
+def test_put_in_asks_how_to_install_a_listed_part() -> None:
+    arms = AIMessage(
+        "1. **Lower Spray Arm** (PS11770610) · $27.59\n"
+        "2. **Lower Spray Arm Support** (PS12712289) · $18.95\n"
+        "3. **Upper Spray Arm** (PS11770483) · $31.95"
+    )
+    assert referenced_part(convo("how hard is the upper one to put in", arms)) == "PS11770483"
+    assert referenced_part(convo("how hard is the lower one to put in", arms)) == "PS11770610"
+
+
+def test_a_comparison_points_at_the_part_it_names_first() -> None:
+    assert referenced_part(convo("difference between the filter and the pump?")) == "PS11759673"
+    assert referenced_part(convo("door seal vs filter, which do i need")) == "PS12348515"
+    # the first part compared is not listed: the options, a search
+    assert referenced_part(convo("difference between the drain hose and the pump?")) is None
 
 
 def test_a_hedged_name_picks_the_part() -> None:
