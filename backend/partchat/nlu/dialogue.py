@@ -305,12 +305,14 @@ def resolve_intent(
     if picked_part and (
         intent in _PICKING
         or intent in ("orders", "out_of_scope")
+        or (intent == "injection" and rule_intent(text) != "injection")
         or (intent == "compat" and "modelnum" not in normalize(text).split())
     ):
         # "the second one", "damper control" after a list: that part, for the job the
         # message or the conversation names if it is about one part, else its details.
         # Pointing at a listed part outweighs the classifier's other guesses ("what about
-        # the first part you showed me" is not about an order; a fit check needs a model).
+        # the first part you showed me" is not about an order, "circulation pump price"
+        # no attempt on the rules, which only the rules find; a fit check needs a model).
         pending = pending_job(messages, understanding)
         if _INSTALL_WORDS.search(text):
             return "install"

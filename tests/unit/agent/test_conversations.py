@@ -719,6 +719,14 @@ CONVERSATIONS: dict[str, list[Step]] = {
             has=["**Steps**"],
         ),
     ],
+    "a-listed-parts-price-asked-tersely-is-no-injection": [
+        Step("GE dishwasher ADT521PGJ2WS making grinding noise", has=["PS11772000"]),
+        Step(
+            "circulation pump price",
+            calls=[("get_part_details", {"partNumber": "PS11772000", "model": "ADT521PGJ2WS"})],
+            has=["$131.95"],
+        ),
+    ],
     # -- small talk and scope -----------------------------------------------------------
     "greeting": [Step("Hello!", calls=NO_TOOLS, has=["Hi!", "refrigerator and dishwasher"])],
     "thanks": [Step("thank you so much", calls=NO_TOOLS, has=["You're welcome"])],
