@@ -374,7 +374,9 @@ _CORRECTION = re.compile(
     r"\b(i meant|i mean|meant to say|i misspoke|not the \w+,? (but )?the)\b",
     re.IGNORECASE,
 )
-_ADDS = re.compile(r"\b(also|too|as well|plus|another|on top|besides)\b", re.IGNORECASE)
+_ADDS = re.compile(
+    r"\b(also|as well|plus|another|on top|besides)\b|\btoo\b(?=\W*$|\s*[,.;!?])", re.IGNORECASE
+)  # "too" at a clause's end ("it leaks too"), not "too cold"
 _COMPARTMENT = re.compile(r"\b(freezer|fridge|refrigerator|fresh food|icebox)\b", re.I)
 _NOT_THAT = re.compile(r"\bnot (the |my )?(freezer|fridge|refrigerator|fresh food|icebox)\b", re.I)
 

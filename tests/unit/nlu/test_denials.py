@@ -54,6 +54,8 @@ def test_denied_slugs(text: str, denied: set[str]) -> None:
         # adding to what was said is not a correction
         ("actually it's also leaking", False, None),
         ("sorry, the freezer is too warm too", False, None),
+        ("sorry, it's the freezer thats too cold, fridge is normal", True, "freezer"),
+        ("no, it leaks too", False, None),
         ("my fridge is too warm", False, None),
     ],
 )
