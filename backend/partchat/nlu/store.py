@@ -82,10 +82,11 @@ def _stored(data: dict[str, Any]) -> tuple[str, bytes]:
     return json.dumps(data, separators=(",", ":")), b"".join(a.tobytes() for a in arrays)
 
 
-def insert_model(conn: sqlite3.Connection) -> None:
+def insert_model(conn: sqlite3.Connection, splits: Sequence[corpus.Split] = corpus.LEARNT) -> None:
     """Train on the corpus (train + dev) and the catalog's symptoms just inserted; store
-    the weights."""
-    conn.execute("INSERT INTO nlu_model (id, data, arrays) VALUES (1, ?, ?)", _stored(fit(conn)))
+    the weights and the splits learnt."""
+    data = {**fit(conn, splits), "learnt": list(splits)}
+    conn.execute("INSERT INTO nlu_model (id, data, arrays) VALUES (1, ?, ?)", _stored(data))
 
 
 def fit(conn: sqlite3.Connection, splits: Sequence[corpus.Split] = corpus.LEARNT) -> dict[str, Any]:
@@ -108,8 +109,10 @@ class _ModelInCatalog:
     """The understanding model as built into catalog.db (a ``catalog.build.Extension``):
     trained from the corpus and the catalog's symptoms inside every catalog build."""
 
+    splits: tuple[corpus.Split, ...] = corpus.LEARNT
+
     def digest(self) -> str:
-        return training_digest()
+        return f"{training_digest()} {'+'.join(self.splits)}"
 
     def mtimes(self) -> list[float]:
         return training_mtimes()
@@ -118,7 +121,31 @@ class _ModelInCatalog:
         insert_model(conn)
 
 
+class _TrainOnlyModelInCatalog(_ModelInCatalog):
+    """A catalog whose model learnt train alone, to score dev with (``bench/nlu.py --split
+    dev`` builds one); its digest differs, so it is never taken for the shipped one."""
+
+    splits = ("train",)
+
+    def insert(self, conn: sqlite3.Connection) -> None:
+        insert_model(conn, self.splits)
+
+
 CATALOG_EXTENSION = _ModelInCatalog()
+TRAIN_ONLY_EXTENSION = _TrainOnlyModelInCatalog()
+
+
+def learnt_by(db_path: Path) -> list[str]:
+    """The splits the model in ``db_path`` learnt from (``["train"]``: built before the
+    model recorded it, when it learnt train alone; ``[]``: no model)."""
+    conn = sqlite3.connect(Path(db_path).resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT json_extract(data, '$.learnt') FROM nlu_model").fetchone()
+    finally:
+        conn.close()
+    if row is None:
+        return []
+    return json.loads(row[0]) if row[0] else ["train"]
 
 
 def load(db_path: Path) -> Understanding:

@@ -158,6 +158,7 @@ def test_the_shipped_model_learns_dev(root: Path, db: Path, learnt: list[set[str
     (texts,) = learnt
     assert {m["text"] for m in TRAIN} | {DEV_NEW, DEV_TURN_NEW, "water left in the tub"} <= texts
     assert not {DEV_SAME, DEV_NEAR, DEV_TURN_SAME} & texts
+    assert nlu_store.learnt_by(db) == ["train", "dev"]
     shipped = nlu_bench.model_for("test", db)
     assert shipped[1] == nlu_bench.SHIPPED
     assert shipped[0].score(DEV_NEW).intent == "diagnose"
@@ -172,6 +173,20 @@ def test_dev_is_scored_with_a_model_of_train_alone(
     assert {m["text"] for m in TRAIN} <= texts
     assert not {m["text"] for m in DEV} & texts and DEV_TURN_NEW not in texts
     assert model.intents == ["diagnose", "greeting", "install"]
+
+
+def test_a_catalog_built_to_score_dev_holds_a_model_of_train_alone(
+    root: Path, db: Path, learnt: list[set[str]]
+) -> None:
+    conn = sqlite3.connect(db)
+    nlu_store.TRAIN_ONLY_EXTENSION.insert(conn)
+    conn.commit()
+    conn.close()
+    assert nlu_store.learnt_by(db) == ["train"]
+    assert nlu_bench.model_for("dev", db)[1] == nlu_bench.TRAIN_ONLY
+    assert len(learnt) == 1  # loaded, not fitted again
+    assert not {m["text"] for m in DEV} & learnt[0]
+    assert nlu_store.TRAIN_ONLY_EXTENSION.digest() != nlu_store.CATALOG_EXTENSION.digest()
 
 
 def test_the_model_is_rebuilt_when_dev_changes(root: Path) -> None:
