@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/nlu_cv.py --catalog var/catalog.db          # thresholds
     .venv/bin/python bench/nlu_cv.py --catalog var/catalog.db --symptom-c 3 10 30
+    .venv/bin/python bench/nlu_cv.py --catalog var/catalog.db --with-dev   # folds of train + dev
+    .venv/bin/python bench/nlu_cv.py --catalog var/catalog.db --fixed [--with-dev]   # no search
 
 Each fold trains the classifiers on the other folds (plus the dialogues' turns and the
 catalog's symptom phrasings, which are never held out) and reads its own messages with
@@ -9,7 +11,10 @@ each setting of ``reading.Tuning`` and the model's second-slug threshold; a coor
 search keeps the setting with the best symptom F1 over all held-out messages. Folds are
 groups of ten consecutive ids: the corpus was written in runs of paraphrases, and a
 paraphrase on each side of a split would reward trusting the classifier. Dev and test
-are not read: dev stays the check of what this chooses.
+are not read: dev stays the check of what this chooses (``--with-dev`` folds train and
+the dev items the shipped model learns from together, to compare with train's folds: a
+train message falls in the same fold either way; ``--fixed`` reads each fold with today's
+settings only and prints the held-out figures of each split).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import re
 import sqlite3
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,15 +61,17 @@ def fold_of(item_id: str, k: int) -> int:
     return int(hashlib.sha256(group.encode()).hexdigest()[:8], 16) % k
 
 
-def splits(db: Path, k: int) -> list[tuple[list[Example], list[corpus.Labelled]]]:
+def splits(
+    db: Path, k: int, learnt: Sequence[corpus.Split] = ("train",)
+) -> list[tuple[list[Example], list[corpus.Labelled]]]:
     """Each fold's training examples (the other folds' messages, and every example that is
-    not a train message) and its held-out train messages."""
+    not a message of ``learnt``) and its held-out messages."""
     conn = sqlite3.connect(db)
     try:
-        examples = nlu_store.examples(conn)
+        examples = nlu_store.examples(conn, learnt)
     finally:
         conn.close()
-    messages = corpus.messages("train")
+    messages = corpus.training_set(learnt).messages
     n = len(messages)  # examples() lists the messages first, in corpus order
     return [
         (
@@ -74,9 +82,15 @@ def splits(db: Path, k: int) -> list[tuple[list[Example], list[corpus.Labelled]]
     ]
 
 
-def folds(db: Path, k: int, symptom_c: float) -> list[tuple[dict[str, Any], list[corpus.Labelled]]]:
+def learnt_splits(with_dev: bool) -> tuple[corpus.Split, ...]:
+    return corpus.LEARNT if with_dev else ("train",)
+
+
+def folds(
+    db: Path, k: int, symptom_c: float, learnt: Sequence[corpus.Split] = ("train",)
+) -> list[tuple[dict[str, Any], list[corpus.Labelled]]]:
     out = []
-    for f, (kept, held) in enumerate(splits(db, k)):
+    for f, (kept, held) in enumerate(splits(db, k, learnt)):
         t0 = time.perf_counter()
         out.append((train(kept, symptom_c=symptom_c), held))
         print(f"  fold {f}: {len(held)} held out, trained in {time.perf_counter() - t0:.0f} s")
@@ -123,10 +137,15 @@ def main() -> int:
     p.add_argument("--catalog", type=Path, required=True, help="a built catalog.db")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--symptom-c", type=float, nargs="+", default=[SYMPTOM_C])
+    p.add_argument("--with-dev", action="store_true", help="fold train + dev (as shipped)")
+    p.add_argument("--fixed", action="store_true", help="today's settings only, per split")
     ns = p.parse_args()
     for c in ns.symptom_c:
         print(f"symptom C {c}:")
-        trained = folds(ns.catalog, ns.folds, c)
+        trained = folds(ns.catalog, ns.folds, c, learnt_splits(ns.with_dev))
+        if ns.fixed:
+            asyncio.run(_per_split(ns.catalog, trained))
+            continue
         best = asyncio.run(search(ns.catalog, trained))
         r = asyncio.run(_final(ns.catalog, trained, best))
         print(f"symptom C {c}: best {best}: CV symptom F1 {r.symptom_f1:.4f}")
@@ -139,6 +158,24 @@ async def _final(
     catalog = await Catalog.open(db)
     try:
         return await cv_report(catalog, trained, s)
+    finally:
+        await catalog.close()
+
+
+async def _per_split(db: Path, trained: list[tuple[dict[str, Any], list[corpus.Labelled]]]) -> None:
+    today = {**dataclasses.asdict(TUNING), "second": SECOND_THRESHOLD}
+    catalog = await Catalog.open(db)
+    try:
+        for split in ("train", "dev"):
+            held = [
+                (data, [m for m in ms if corpus.split_of(m["id"]) == split]) for data, ms in trained
+            ]
+            r = await cv_report(catalog, held, today)
+            if r.n:
+                print(
+                    f"  held-out {split} messages: {r.n}, intent {r.intent_accuracy:.4f}, "
+                    f"symptom F1 {r.symptom_f1:.4f}"
+                )
     finally:
         await catalog.close()
 

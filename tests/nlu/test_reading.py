@@ -109,9 +109,14 @@ async def test_an_unsure_out_of_scope_that_names_a_part_of_ours_is_a_search(
     assert (await read(text, catalog, understanding)).intent == "out_of_scope"
 
 
+# "there's black gunk …", not "black gunk around the ice chute": a verbless phrase of part
+# words is what the assistant's questions get as replies ("the ice chute"), and the model
+# that learnt dev's dialogues reads that one as a reply (answer 0.58, diagnose 0.36).
+GUNK = "there's black gunk around the ice chute"
+
+
 @pytest.mark.parametrize(
-    "text", ["black gunk around the ice chute", "the dishwasher rack is rusting",
-             "my fridge door handle is loose"],
+    "text", [GUNK, "the dishwasher rack is rusting", "my fridge door handle is loose"],
 )  # fmt: skip
 async def test_a_problem_the_catalog_has_no_symptom_for_reads_as_none(
     catalog: Catalog, understanding: Understanding, text: str
@@ -126,7 +131,7 @@ async def test_a_problem_the_catalog_has_no_symptom_for_reads_as_none(
 async def test_the_threshold_for_some_symptom_is_the_tunings(
     catalog: Catalog, understanding: Understanding
 ) -> None:
-    text = "black gunk around the ice chute"
+    text = GUNK
     lax = await read(text, catalog, understanding, tuning=Tuning(some_diagnose=0.1))
     assert lax.symptom_ids != []
     assert (await read(text, catalog, understanding)).symptom_ids == []
