@@ -14,9 +14,9 @@ from functools import cache, lru_cache
 
 from partchat.catalog.vocab import part_type_keywords
 
-from .temperatures import states
+from .temperatures import spelled_numbers, states
 
-FEATURES_VERSION = 7
+FEATURES_VERSION = 8
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -29,8 +29,9 @@ _QUESTION = re.compile(r"\?")
 
 
 def normalize(text: str) -> str:
-    """Lower case, apostrophes dropped ("won't" → "wont"), numbers as placeholders."""
-    text = _APOSTROPHE.sub("", text.lower())
+    """Lower case, apostrophes dropped ("won't" → "wont"), numbers (in digits or in
+    words: "forty five") as placeholders."""
+    text = spelled_numbers(_APOSTROPHE.sub("", text.lower()))
     text = _PS.sub(" psnum ", text)
     text = _NUMBER.sub(" modelnum ", text)
     text = _SMALL_NUMBER.sub(" smallnum ", text)
