@@ -199,9 +199,29 @@ async def test_an_install_or_a_fit_check_has_no_symptom(
         # normal readings beside another problem add none
         ("fridge 36F freezer -1F, all good there, but it leaks on the floor",
          {"refrigerator/leaking"}),
+        # a reading in words, and one out of range whatever the words around it
+        ("the crisper thermometer shows fifty", {"refrigerator/fridge-too-warm"}),
     ],
 )  # fmt: skip
 async def test_reported_temperatures_settle_the_temperature_symptoms(
+    catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
+) -> None:
+    assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms
+
+
+@pytest.mark.parametrize(
+    ("text", "symptoms"),
+    [
+        ("dishwasher latch won't catch, I hear no clicking when I close it",
+         {"dishwasher/door-latch-failure"}),
+        ("fridge no longer leaking, now it buzzes loudly", {"refrigerator/noisy"}),
+        ("no frost anywhere but the freezer sits at twenty",
+         {"refrigerator/freezer-section-too-warm"}),
+        # a stop negated is the thing going on
+        ("my fridge never stops clicking", {"refrigerator/clicking-sound"}),
+    ],
+)  # fmt: skip
+async def test_a_symptom_of_something_present_said_with_a_negation_is_absent(
     catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
 ) -> None:
     assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms

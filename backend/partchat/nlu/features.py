@@ -92,7 +92,7 @@ def word_features(text: str) -> tuple[list[str], list[str]]:
     return grams, [w for w in words if w not in _PLACEHOLDERS]
 
 
-_NEGATOR = frozenset(
+NEGATOR = frozenset(
     [
         "no",
         "not",
@@ -122,9 +122,32 @@ def negated_words(text: str) -> list[str]:
     for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
         words = normalize(clause).split()
         for i, w in enumerate(words):
-            if w in _NEGATOR:
+            if w in NEGATOR:
                 out += [f"n:{x}" for x in words[i + 1 : i + 1 + _NEGATED_SPAN]]
     return out
+
+
+# "never stops clicking", "won't quit leaking": a negated stop is the problem going on.
+_STOP = frozenset(["stop", "stops", "quit", "quits", "end", "ends", "shut", "shuts"])
+
+
+def without_negations(text: str) -> str | None:
+    """The normalised text without each negation and the words it governs (as in
+    ``negated_words``), or None when it has none: what the message says is there."""
+    kept: list[str] = []
+    found = False
+    for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
+        words = normalize(clause).split()
+        skip = 0
+        for i, w in enumerate(words):
+            if w in NEGATOR and not (i + 1 < len(words) and words[i + 1] in _STOP):
+                found, skip = True, _NEGATED_SPAN + 1
+            if skip:
+                skip -= 1
+                continue
+            kept.append(w)
+        kept.append(",")
+    return " ".join(kept) if found else None
 
 
 @lru_cache(maxsize=4096)

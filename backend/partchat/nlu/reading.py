@@ -15,7 +15,7 @@ from partchat.catalog.types import Appliance, CatalogReader, Symptom
 from partchat.nlu.extraction import Extraction, extract
 
 from .dialogue import ANSWER
-from .features import normalize, part_type_named, without_fine_clauses
+from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
 from .model import Understanding
 from .rules import AVAILABILITY, rule_intent
 from .temperatures import settle, states
@@ -128,6 +128,10 @@ async def read(
     learnt: list[str] = []
     # The classifier's symptoms count when it is this sure that there is one at all.
     sure = 1.0 - scores.no_symptom >= tuning.some(intent)
+    if tuning.temperatures and not sure:
+        # A reading out of its compartment's range is a problem stated, in any words
+        # around it ("bottom shelf says 52").
+        sure = any(state != "ok" for state in states(text).values())
     slugs = list(scores.slugs)
     # The message without its clauses that say all is fine ("but the freezer is fine"):
     # those state no symptom of their own.
@@ -170,6 +174,15 @@ async def read(
         }
         matched = [i for i in matched if slug_of(i) in settled]
     ids = list(dict.fromkeys([*learnt, *matched]))
+    if ids and (stripped := without_negations(text)) is not None:
+        # "no click when I shut it", "not leaking anymore, but now it's loud": a symptom
+        # that is a thing present (no phrasing of it is a negation) counts only where the
+        # message still says it once the negations and what they govern are taken out.
+        negatable = _negatable(all_symptoms)
+        if any(i in negatable for i in ids):
+            said = understanding.score(stripped)
+            backed = {*said.slugs, *_clause_tops(stripped, understanding)}
+            ids = [i for i in ids if i not in negatable or slug_of(i) in backed]
     if intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
         intent = "diagnose"  # "it's not draining" reads like "it's a …", but states a problem
     by_id = {s["id"]: s for s in all_symptoms}
@@ -203,6 +216,26 @@ def _clause_tops(text: str, understanding: Understanding) -> set[str]:
     if len(clauses) < 2:
         return set()
     return {cs.slugs[0] for c in clauses if (cs := understanding.score(c)).slugs}
+
+
+_NEGATABLE: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _negatable(symptoms: list[Symptom]) -> frozenset[str]:
+    """The symptoms none of whose phrasings is a negation ("leaking", "clicking"; not "not
+    draining" or "not cold"): said with a negation, they are absent."""
+    key = tuple(s["id"] for s in symptoms)
+    found = _NEGATABLE.get(key)
+    if found is None:
+        found = frozenset(
+            s["id"]
+            for s in symptoms
+            if not any(
+                NEGATOR.intersection(normalize(p).split()) for p in [s["label"], *s["synonyms"]]
+            )
+        )
+        _NEGATABLE[key] = found
+    return found
 
 
 def _symptom_for(slug: str, appliance: Appliance | None, symptoms: list[Symptom]) -> str | None:
