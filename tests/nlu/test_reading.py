@@ -155,6 +155,20 @@ async def test_a_part_and_a_model_with_yes_or_no_asks_whether_it_fits(
 
 
 @pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("is PS11754833 ok for AQF1201TRW03 or should i get a different one", "compat"),
+        ("does DA97-13415B go into a samsung side by side", "compat"),
+        ("how does W10404344 go in, front first?", "install"),
+    ],
+)
+async def test_whether_a_given_part_goes_with_something_is_a_fit_check(
+    catalog: Catalog, understanding: Understanding, text: str, intent: str
+) -> None:
+    assert (await read(text, catalog, understanding)).intent == intent
+
+
+@pytest.mark.parametrize(
     ("text", "symptoms"),
     [
         # one phrase the classifier splits between two slugs names one symptom

@@ -17,7 +17,7 @@ from partchat.nlu.extraction import Extraction, extract
 from .dialogue import ANSWER
 from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
 from .model import Understanding
-from .rules import AVAILABILITY, rule_intent
+from .rules import AVAILABILITY, INSTALL_WORDS, rule_intent
 from .temperatures import settle, states
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
@@ -44,6 +44,8 @@ class Tuning:
     much (given there is one)."""
     clause_sure: float = 0.8
     """A clause's own symptom counts when the clause surely has one, and surely this one."""
+    clause_words: int = 2
+    """A clause this long at least can state a symptom of its own ("also loud": 1)."""
     second_own_clause: bool = True
     """The classifier's second slug counts only where a clause of the message, read
     alone, has it first: two symptoms are stated apart ("not draining, and loud"), while
@@ -72,6 +74,16 @@ _PART_FOR_MODEL = re.compile(
     # "PS8728266 handle for bosch SHE43F12UC, fits?", "PS… for MODEL yes or no"
     r"(?=.*\bpsnum\b)(?=.*\bmodelnum\b).*\b(fits?|compatible|yes or no|y n)\b"
 )
+
+
+# Whether a given part goes with something, in words the classifier weighs against other
+# jobs' ("or do I need something else", "go in" of a problem): the words decide ("fit" of
+# a part, "can I fit PS… myself", is installing it).
+_FIT_QUESTION = re.compile(
+    r"\b(fits|fit (my|a|an|the|our|this|that|in|on|with|modelnum)|compatible|yes or no|(right|correct) (one|part|size)|(ok|okay|good) (for|with)"
+    r"|go(es)? (in|on|into|with)|work(s)? (with|in|on))\b"
+)
+_MAY_ASK_FIT = frozenset({"search", "details", ANSWER, "install", "diagnose"})
 
 
 @dataclass
@@ -110,8 +122,18 @@ async def read(
         and part_type_named(text)
     ):
         intent = "search"  # "do you have drain pumps? it's full of water": the part first
-    if intent in ("search", "details", ANSWER) and _PART_FOR_MODEL.search(normalize(text)):
+    norm = normalize(text)
+    if intent in ("search", "details", ANSWER) and _PART_FOR_MODEL.search(norm):
         intent = "compat"
+    elif (
+        ruled is None
+        and found["part_numbers"]
+        and intent in _MAY_ASK_FIT
+        and _FIT_QUESTION.search(norm)
+        and not norm.startswith("how")
+        and not INSTALL_WORDS.search(text)
+    ):
+        intent = "compat"  # "is PS… ok for MODEL", "will W10404344 go in a samsung fridge"
     all_symptoms = await catalog.symptoms()
     appliance = found["appliance"] or context_appliance
     # The catalog's phrases ("dead", "puddle", "fan noise") count where the classifier
@@ -145,7 +167,9 @@ async def read(
         tops = _clause_tops(complaint or text, understanding)
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
     if intent in _SYMPTOM_INTENTS and sure:
-        slugs += _clause_slugs(complaint or text, understanding, slugs, tuning.clause_sure)
+        slugs += _clause_slugs(
+            complaint or text, understanding, slugs, tuning.clause_sure, tuning.clause_words
+        )
         if tuning.temperatures:
             slugs = settle(slugs, states(text))
         learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in slugs) if s]
@@ -191,12 +215,12 @@ async def read(
 
 
 def _clause_slugs(
-    text: str, understanding: Understanding, have: list[str], sure: float
+    text: str, understanding: Understanding, have: list[str], sure: float, words: int
 ) -> list[str]:
     """Symptoms that a clause of their own states plainly ("leaking AND really loud"):
     over the whole message the slugs share one softmax, so a second one is often under
     its threshold."""
-    clauses = [c for c in _CLAUSES.split(text) if len(c.split()) >= 2]
+    clauses = [c for c in _CLAUSES.split(text) if len(c.split()) >= words]
     if len(clauses) < 2:
         return []
     out: list[str] = []
