@@ -9,7 +9,6 @@ picks the catalog symptom ("refrigerator/leaking").
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from partchat.catalog.types import Appliance, CatalogReader, Symptom
@@ -52,11 +51,6 @@ class Tuning:
     alone, has it first: two symptoms are stated apart ("not draining, and loud"), while
     one phrase the classifier cannot place ("too cold even on setting 1": the fridge's or
     the freezer's?) splits its probability between two slugs without naming both."""
-
-    appliance_odds: float = 2.0
-    """No appliance said and a symptom both have ("leaking"): the appliance whose own
-    symptoms the classifier gives this many times the other's odds is the one ("the veggie
-    drawer is soaked": a fridge's words); 0 never guesses."""
 
     temperatures: bool = True
     """The temperatures a message reports settle its temperature symptoms
@@ -193,15 +187,7 @@ async def read(
         # phrase of a symptom both appliances have implies nothing ("no lights" is in
         # the dishwasher's *Will not start* only, but a fridge can have none either).
         matched = [i for i in matched if _symptom_for(slug_of(i), None, all_symptoms)]
-        implied = (
-            _one_appliance(learnt)
-            or _one_appliance(matched)
-            or (
-                _likelier_appliance(odds, all_symptoms, tuning.appliance_odds)
-                if intent in _SYMPTOM_INTENTS
-                else None
-            )
-        )
+        implied = _one_appliance(learnt) or _one_appliance(matched)
         if implied is not None:
             matched = [i for i in matched if i.startswith(implied + "/")]
             learnt += (
@@ -290,28 +276,6 @@ def _symptom_for(slug: str, appliance: Appliance | None, symptoms: list[Symptom]
     if appliance is not None:
         candidates = [c for c in candidates if c.startswith(appliance + "/")]
     return candidates[0] if len(candidates) == 1 else None
-
-
-def _likelier_appliance(
-    odds: Mapping[str, float], symptoms: list[Symptom], ratio: float
-) -> Appliance | None:
-    """The appliance whose own symptoms (those the other lacks) have ``ratio`` times the
-    other's odds, else None."""
-    if ratio <= 0:
-        return None
-    apps: dict[str, set[str]] = {}
-    for s in symptoms:
-        apps.setdefault(s["appliance"], set()).add(slug_of(s["id"]))
-    if len(apps) != 2:
-        return None
-    (a, a_slugs), (b, b_slugs) = apps.items()
-    mass_a = sum(odds.get(g, 0.0) for g in a_slugs - b_slugs)
-    mass_b = sum(odds.get(g, 0.0) for g in b_slugs - a_slugs)
-    if mass_a > ratio * mass_b:
-        return a  # type: ignore[return-value]
-    if mass_b > ratio * mass_a:
-        return b  # type: ignore[return-value]
-    return None
 
 
 def _one_appliance(ids: list[str]) -> Appliance | None:
