@@ -167,10 +167,10 @@ async def read(
     # those state no symptom of their own.
     complaint = without_fine_clauses(text)
     if complaint is not None and len(slugs) > 1:
-        # "warm up top, but the freezer is fine": a second symptom only the fine clause
-        # suggests is not one.
+        # "warm up top, but the freezer is fine": a symptom only the fine clause suggests
+        # is not one, first or second.
         kept = understanding.score(complaint).slugs
-        slugs = [g for i, g in enumerate(slugs) if i == 0 or g in kept]
+        slugs = [g for g in slugs if g in kept] or slugs[:1]
     if len(slugs) > 1 and tuning.second_own_clause:
         tops = _clause_tops(complaint or text, understanding)
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
