@@ -28,6 +28,7 @@ _NON_WORD = re.compile(r"[^a-z0-9?]+")
 _QUESTION = re.compile(r"\?")
 
 
+@lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
     """Lower case, apostrophes dropped ("won't" → "wont"), numbers (in digits or in
     words: "forty five") as placeholders."""
