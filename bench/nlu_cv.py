@@ -40,7 +40,7 @@ from partchat.nlu.train import SECOND_THRESHOLD, SYMPTOM_C, Example, train  # no
 _NUMBERED = re.compile(r"(.*?)(\d+)$")
 GRID: list[dict[str, list[Any]]] = [
     {"some_diagnose": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]},
-    {"temperatures": [False, True], "rerank": [False, True]},
+    {"temperatures": [False, True]},
     {"second_own_clause": [False, True], "second": [0.3, 0.4, 0.5]},
     {"match_floor": [0.1, 0.15, 0.25], "clause_sure": [0.7, 0.8, 0.9]},
     {"clause_words": [1, 2]},

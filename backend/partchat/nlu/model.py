@@ -97,16 +97,12 @@ class Understanding:
         # Probabilities among the symptoms (given there is one): the classifier's "none"
         # weighs against a symptom separately, by the intent.
         slug_probs /= max(1e-9, 1.0 - p_none)
+        order = np.argsort(-slug_probs, kind="stable")[:2]
+        slugs: list[str] = []
+        for rank, i in enumerate(order):
+            if slug_probs[int(i)] < (self._threshold if rank == 0 else self._second):
+                break
+            slugs.append(self.slugs[int(i)])
         odds = dict(zip(self.slugs, slug_probs.tolist(), strict=True))
         odds.pop(NO_SYMPTOM, None)
-        return Scores(self.intents[best], float(probs[best]), self.ranked(odds), p_none, odds)
-
-    def ranked(self, odds: Mapping[str, float]) -> tuple[str, ...]:
-        """The first slug over the threshold, and a second over the second threshold."""
-        top = sorted(odds.items(), key=lambda kv: -kv[1])[:2]
-        slugs: list[str] = []
-        for rank, (slug, p) in enumerate(top):
-            if p < (self._threshold if rank == 0 else self._second):
-                break
-            slugs.append(slug)
-        return tuple(slugs)
+        return Scores(self.intents[best], float(probs[best]), tuple(slugs), p_none, odds)

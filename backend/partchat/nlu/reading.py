@@ -18,7 +18,7 @@ from .dialogue import ANSWER
 from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
 from .model import Understanding
 from .rules import AVAILABILITY, INSTALL_WORDS, rule_intent
-from .temperatures import contradicted, settle, states
+from .temperatures import settle, states
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
 # still searches, but records the symptom). Elsewhere a symptom word names the part ("how
@@ -55,8 +55,6 @@ class Tuning:
     temperatures: bool = True
     """The temperatures a message reports settle its temperature symptoms
     (``temperatures.settle``): "fridge 50, freezer 35" has both compartments warm."""
-    rerank: bool = True
-    """The slugs are ranked anew without those the readings rule out."""
 
     def some(self, intent: str) -> float:
         return {"diagnose": self.some_diagnose, ANSWER: self.some_answer}.get(
@@ -157,12 +155,6 @@ async def read(
         # around it ("bottom shelf says 52").
         sure = any(state != "ok" for state in states(text).values())
     slugs = list(scores.slugs)
-    if tuning.rerank and (ruled_out := contradicted(states(text))) & set(slugs):
-        # The readings rule out what the classifier put first ("a few cubes, and the
-        # freezer is at 5 so that's fine"): the symptoms are ranked among the others.
-        left = {g: p for g, p in odds.items() if g not in ruled_out}
-        total = sum(left.values()) or 1.0
-        slugs = list(understanding.ranked({g: p / total for g, p in left.items()}))
     # The message without its clauses that say all is fine ("but the freezer is fine"):
     # those state no symptom of their own.
     complaint = without_fine_clauses(text)

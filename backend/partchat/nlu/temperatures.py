@@ -258,16 +258,6 @@ _SAYS: dict[str, dict[Compartment, State]] = {
 _ALONE: dict[str, Compartment] = {FRIDGE_WARM: "freezer", FREEZER_WARM: "fridge"}
 
 
-def contradicted(measured: dict[Compartment, State]) -> frozenset[str]:
-    """The temperature slugs the readings rule out: each says of a measured compartment
-    what its reading does not ("freezer is at 5", fine: not *Freezer section too warm*)."""
-    return frozenset(
-        slug
-        for slug, says in _SAYS.items()
-        if any(c in measured and measured[c] != s for c, s in says.items())
-    )
-
-
 def settle(slugs: list[str], measured: dict[Compartment, State]) -> list[str]:
     """The symptom slugs with the temperature ones settled by the readings: a measured
     compartment's state is the reading's; an unmeasured one's is the classifier's, unless
