@@ -33,10 +33,18 @@ async def test_catalog_phrases_count_where_the_classifier_finds_them_plausible(
     assert not_symptom not in reading.symptom_ids
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my microwave clicks and won't start",
+        # the symptom's odds point at a fridge, but the message is about something else
+        "the washing machine leaks and the light is out",
+    ],
+)
 async def test_a_message_about_something_else_has_no_symptoms(
-    catalog: Catalog, understanding: Understanding
+    catalog: Catalog, understanding: Understanding, text: str
 ) -> None:
-    reading = await read("my microwave clicks and won't start", catalog, understanding)
+    reading = await read(text, catalog, understanding)
     assert reading.intent == "out_of_scope"
     assert reading.symptom_ids == []
     assert reading.found["symptoms"] == []
@@ -160,6 +168,20 @@ async def test_a_part_and_a_model_with_yes_or_no_asks_whether_it_fits(
 
 
 @pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("is PS11754833 ok for AQF1201TRW03 or should i get a different one", "compat"),
+        ("does DA97-13415B go into a samsung side by side", "compat"),
+        ("how does W10404344 go in, front first?", "install"),
+    ],
+)
+async def test_whether_a_given_part_goes_with_something_is_a_fit_check(
+    catalog: Catalog, understanding: Understanding, text: str, intent: str
+) -> None:
+    assert (await read(text, catalog, understanding)).intent == intent
+
+
+@pytest.mark.parametrize(
     ("text", "symptoms"),
     [
         # one phrase the classifier splits between two slugs names one symptom
@@ -204,9 +226,29 @@ async def test_an_install_or_a_fit_check_has_no_symptom(
         # normal readings beside another problem add none
         ("fridge 36F freezer -1F, all good there, but it leaks on the floor",
          {"refrigerator/leaking"}),
+        # a reading in words, and one out of range whatever the words around it
+        ("the crisper thermometer shows fifty", {"refrigerator/fridge-too-warm"}),
     ],
 )  # fmt: skip
 async def test_reported_temperatures_settle_the_temperature_symptoms(
+    catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
+) -> None:
+    assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms
+
+
+@pytest.mark.parametrize(
+    ("text", "symptoms"),
+    [
+        ("dishwasher latch won't catch, I hear no clicking when I close it",
+         {"dishwasher/door-latch-failure"}),
+        ("fridge no longer leaking, now it buzzes loudly", {"refrigerator/noisy"}),
+        ("no frost anywhere but the freezer sits at twenty",
+         {"refrigerator/freezer-section-too-warm"}),
+        # a stop negated is the thing going on
+        ("my fridge never stops clicking", {"refrigerator/clicking-sound"}),
+    ],
+)  # fmt: skip
+async def test_a_symptom_of_something_present_said_with_a_negation_is_absent(
     catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
 ) -> None:
     assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms

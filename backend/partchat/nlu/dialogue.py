@@ -340,6 +340,16 @@ def resolve_intent(
         pending = previous_job(messages, understanding)
         if pending is not None:
             return pending
+    if (
+        intent == "search"
+        and not names_part
+        and _FIT_WORDS.search(text)
+        and "modelnum" in normalize(text).split()
+        and not part_type_named(text)
+    ):
+        # "and same part for my other fridge, 2533111330A?": no part type of its own to
+        # search for; the part before, checked for that model
+        return "compat"
     if not is_answer(intent, text):
         return intent
     words = normalize(text).split()

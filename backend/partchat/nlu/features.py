@@ -14,9 +14,9 @@ from functools import cache, lru_cache
 
 from partchat.catalog.vocab import part_type_keywords
 
-from .temperatures import states
+from .temperatures import spelled_numbers, states
 
-FEATURES_VERSION = 7
+FEATURES_VERSION = 8
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -28,9 +28,11 @@ _NON_WORD = re.compile(r"[^a-z0-9?]+")
 _QUESTION = re.compile(r"\?")
 
 
+@lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
-    """Lower case, apostrophes dropped ("won't" → "wont"), numbers as placeholders."""
-    text = _APOSTROPHE.sub("", text.lower())
+    """Lower case, apostrophes dropped ("won't" → "wont"), numbers (in digits or in
+    words: "forty five") as placeholders."""
+    text = spelled_numbers(_APOSTROPHE.sub("", text.lower()))
     text = _PS.sub(" psnum ", text)
     text = _NUMBER.sub(" modelnum ", text)
     text = _SMALL_NUMBER.sub(" smallnum ", text)
@@ -91,7 +93,7 @@ def word_features(text: str) -> tuple[list[str], list[str]]:
     return grams, [w for w in words if w not in _PLACEHOLDERS]
 
 
-_NEGATOR = frozenset(
+NEGATOR = frozenset(
     [
         "no",
         "not",
@@ -121,9 +123,32 @@ def negated_words(text: str) -> list[str]:
     for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
         words = normalize(clause).split()
         for i, w in enumerate(words):
-            if w in _NEGATOR:
+            if w in NEGATOR:
                 out += [f"n:{x}" for x in words[i + 1 : i + 1 + _NEGATED_SPAN]]
     return out
+
+
+# "never stops clicking", "won't quit leaking": a negated stop is the problem going on.
+_STOP = frozenset(["stop", "stops", "quit", "quits", "end", "ends", "shut", "shuts"])
+
+
+def without_negations(text: str) -> str | None:
+    """The normalised text without each negation and the words it governs (as in
+    ``negated_words``), or None when it has none: what the message says is there."""
+    kept: list[str] = []
+    found = False
+    for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
+        words = normalize(clause).split()
+        skip = 0
+        for i, w in enumerate(words):
+            if w in NEGATOR and not (i + 1 < len(words) and words[i + 1] in _STOP):
+                found, skip = True, _NEGATED_SPAN + 1
+            if skip:
+                skip -= 1
+                continue
+            kept.append(w)
+        kept.append(",")
+    return " ".join(kept) if found else None
 
 
 @lru_cache(maxsize=4096)

@@ -16,9 +16,9 @@ from partchat.nlu.extraction import Extraction, extract
 
 from .denials import denied_slugs
 from .dialogue import ANSWER
-from .features import normalize, part_type_named, without_fine_clauses
+from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
 from .model import Understanding
-from .rules import AVAILABILITY, rule_intent
+from .rules import AVAILABILITY, INSTALL_WORDS, rule_intent
 from .temperatures import settle, states
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
@@ -45,6 +45,8 @@ class Tuning:
     much (given there is one)."""
     clause_sure: float = 0.8
     """A clause's own symptom counts when the clause surely has one, and surely this one."""
+    clause_words: int = 2
+    """A clause this long at least can state a symptom of its own ("also loud": 1)."""
     second_own_clause: bool = True
     """The classifier's second slug counts only where a clause of the message, read
     alone, has it first: two symptoms are stated apart ("not draining, and loud"), while
@@ -73,6 +75,16 @@ _PART_FOR_MODEL = re.compile(
     # "PS8728266 handle for bosch SHE43F12UC, fits?", "PS… for MODEL yes or no"
     r"(?=.*\bpsnum\b)(?=.*\bmodelnum\b).*\b(fits?|compatible|yes or no|y n)\b"
 )
+
+
+# Whether a given part goes with something, in words the classifier weighs against other
+# jobs' ("or do I need something else", "go in" of a problem): the words decide ("fit" of
+# a part, "can I fit PS… myself", is installing it).
+_FIT_QUESTION = re.compile(
+    r"\b(fits|fit (my|a|an|the|our|this|that|in|on|with|modelnum)|compatible|yes or no|(right|correct) (one|part|size)|(ok|okay|good) (for|with)"
+    r"|go(es)? (in|on|into|with)|work(s)? (with|in|on))\b"
+)
+_MAY_ASK_FIT = frozenset({"search", "details", ANSWER, "install", "diagnose"})
 
 
 @dataclass
@@ -113,8 +125,18 @@ async def read(
         and part_type_named(text)
     ):
         intent = "search"  # "do you have drain pumps? it's full of water": the part first
-    if intent in ("search", "details", ANSWER) and _PART_FOR_MODEL.search(normalize(text)):
+    norm = normalize(text)
+    if intent in ("search", "details", ANSWER) and _PART_FOR_MODEL.search(norm):
         intent = "compat"
+    elif (
+        ruled is None
+        and found["part_numbers"]
+        and intent in _MAY_ASK_FIT
+        and _FIT_QUESTION.search(norm)
+        and not norm.startswith("how")
+        and not INSTALL_WORDS.search(text)
+    ):
+        intent = "compat"  # "is PS… ok for MODEL", "will W10404344 go in a samsung fridge"
     all_symptoms = await catalog.symptoms()
     appliance = found["appliance"] or context_appliance
     # The catalog's phrases ("dead", "puddle", "fan noise") count where the classifier
@@ -131,20 +153,26 @@ async def read(
     learnt: list[str] = []
     # The classifier's symptoms count when it is this sure that there is one at all.
     sure = 1.0 - scores.no_symptom >= tuning.some(intent)
+    if tuning.temperatures and not sure:
+        # A reading out of its compartment's range is a problem stated, in any words
+        # around it ("bottom shelf says 52").
+        sure = any(state != "ok" for state in states(text).values())
     slugs = list(scores.slugs)
     # The message without its clauses that say all is fine ("but the freezer is fine"):
     # those state no symptom of their own.
     complaint = without_fine_clauses(text)
     if complaint is not None and len(slugs) > 1:
-        # "warm up top, but the freezer is fine": a second symptom only the fine clause
-        # suggests is not one.
+        # "warm up top, but the freezer is fine": a symptom only the fine clause suggests
+        # is not one, first or second.
         kept = understanding.score(complaint).slugs
-        slugs = [g for i, g in enumerate(slugs) if i == 0 or g in kept]
+        slugs = [g for g in slugs if g in kept] or slugs[:1]
     if len(slugs) > 1 and tuning.second_own_clause:
         tops = _clause_tops(complaint or text, understanding)
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
     if intent in _SYMPTOM_INTENTS and sure:
-        slugs += _clause_slugs(complaint or text, understanding, slugs, tuning.clause_sure)
+        slugs += _clause_slugs(
+            complaint or text, understanding, slugs, tuning.clause_sure, tuning.clause_words
+        )
         if tuning.temperatures:
             slugs = settle(slugs, states(text))
         learnt = [s for s in (_symptom_for(g, appliance, all_symptoms) for g in slugs) if s]
@@ -176,6 +204,15 @@ async def read(
     denied = denied_slugs(text, all_symptoms)
     if denied:
         ids = [i for i in ids if slug_of(i) not in denied]
+    if ids and (stripped := without_negations(text)) is not None:
+        # "no click when I shut it", "not leaking anymore, but now it's loud": a symptom
+        # that is a thing present (no phrasing of it is a negation) counts only where the
+        # message still says it once the negations and what they govern are taken out.
+        negatable = _negatable(all_symptoms)
+        if any(i in negatable for i in ids):
+            said = understanding.score(stripped)
+            backed = {*said.slugs, *_clause_tops(stripped, understanding)}
+            ids = [i for i in ids if i not in negatable or slug_of(i) in backed]
     if intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
         intent = "diagnose"  # "it's not draining" reads like "it's a …", but states a problem
     by_id = {s["id"]: s for s in all_symptoms}
@@ -185,12 +222,12 @@ async def read(
 
 
 def _clause_slugs(
-    text: str, understanding: Understanding, have: list[str], sure: float
+    text: str, understanding: Understanding, have: list[str], sure: float, words: int
 ) -> list[str]:
     """Symptoms that a clause of their own states plainly ("leaking AND really loud"):
     over the whole message the slugs share one softmax, so a second one is often under
     its threshold."""
-    clauses = [c for c in _CLAUSES.split(text) if len(c.split()) >= 2]
+    clauses = [c for c in _CLAUSES.split(text) if len(c.split()) >= words]
     if len(clauses) < 2:
         return []
     out: list[str] = []
@@ -210,6 +247,26 @@ def _clause_tops(text: str, understanding: Understanding) -> set[str]:
     if len(clauses) < 2:
         return set()
     return {cs.slugs[0] for c in clauses if (cs := understanding.score(c)).slugs}
+
+
+_NEGATABLE: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _negatable(symptoms: list[Symptom]) -> frozenset[str]:
+    """The symptoms none of whose phrasings is a negation ("leaking", "clicking"; not "not
+    draining" or "not cold"): said with a negation, they are absent."""
+    key = tuple(s["id"] for s in symptoms)
+    found = _NEGATABLE.get(key)
+    if found is None:
+        found = frozenset(
+            s["id"]
+            for s in symptoms
+            if not any(
+                NEGATOR.intersection(normalize(p).split()) for p in [s["label"], *s["synonyms"]]
+            )
+        )
+        _NEGATABLE[key] = found
+    return found
 
 
 def _symptom_for(slug: str, appliance: Appliance | None, symptoms: list[Symptom]) -> str | None:

@@ -332,7 +332,7 @@ AVAILABILITY = re.compile(
     r"\b(do|does|would|will) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock)\b",
     re.IGNORECASE,
 )
-_INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\b", re.IGNORECASE)
+INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\b", re.IGNORECASE)
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 
 
@@ -355,7 +355,7 @@ def rule_intent(text: str) -> str | None:
         return "greeting"
     if THANKS.match(text):
         return "thanks"
-    if ORDERS.search(text) and not _INSTALL_WORDS.search(text):
+    if ORDERS.search(text) and not INSTALL_WORDS.search(text):
         return "orders"
     ours = OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
     if OTHER_APPLIANCE.search(text) and not ours:

@@ -32,10 +32,14 @@ _FREEZER = re.compile(
 )
 _FRIDGE = re.compile(
     r"\b(?:fri?d?ge?s?|frig|fridg|frige|refr?i?d?ge?rat[oe]rs?|refrigerator|fresh ?food"
-    r"|main (?:compartment|section)|cooler section)\b"
+    r"|main (?:compartment|section)|cooler section"
+    # The fridge's own places: a reading "on the bottom shelf" or "in the crisper" is the
+    # fridge's (a freezer shelf names the freezer too, and the freezer wins).
+    r"|shel(?:f|ves)|crispers?|(?:veggie|vegetable|produce|deli|meat) (?:drawers?|bins?)"
+    r"|door bins?)\b"
 )
 _READING = re.compile(
-    r"(?<![\w./])(?P<sign>minus\s*|-\s?|−)?(?P<n>\d{1,3}(?:\.\d)?)(?:s\b)?\s*"
+    r"(?<![\w./])(?P<sign>(?:minus|negative)\s*|-\s?|−)?(?P<n>\d{1,3}(?:\.\d)?)(?:s\b)?\s*"
     r"(?P<unit>°\s*[fc]?|º\s*[fc]?|deg(?:ree|res|rees)?s?\b\s*[fc]?\b|"
     r"fahrenheit|farenheit|celsius|celcius|centigrade|[fc]\b)?(?![a-z0-9/])"
 )
@@ -55,6 +59,47 @@ _NOT_READING_AFTER = re.compile(
 )
 _SENTENCE = re.compile(r"[.!?\n]+\s")
 _SEGMENT = re.compile(r"[,;.!?()\n]+|\b(?:and|but|while|though|tho|although|plus|also)\b")
+
+
+_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS = [
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_VALUE = {
+    **{w: i for i, w in enumerate(_UNITS)},
+    **{w: 10 + i for i, w in enumerate(_TEENS)},
+    **{w: 20 + 10 * i for i, w in enumerate(_TENS)},
+    "fourty": 40,
+}
+_DIGIT_WORDS = "|".join(_UNITS[1:])
+# "forty five", "thirty-two", "fifteen", "zero"; a bare one to nine only before a degree
+# word ("five degrees"): "the right one" or "two days" are not readings.
+_SPELLED = re.compile(
+    rf"\b(?:(?P<tens>{'|'.join([*_TENS, 'fourty'])})(?:[\s-]+(?P<unit>{_DIGIT_WORDS}))?"
+    rf"|(?P<teen>{'|'.join([*_TEENS, 'zero'])})|(?P<small>{_DIGIT_WORDS})(?=\s*(?:deg|°)))\b"
+)
+
+
+def spelled_numbers(text: str) -> str:
+    """The text with numbers written in words as digits ("fridge at forty five" → "fridge
+    at 45"): a shopper who spells a temperature reports it all the same."""
+
+    def digits(m: re.Match[str]) -> str:
+        if m.group("tens"):
+            return str(_VALUE[m.group("tens")] + _VALUE.get(m.group("unit") or "zero", 0))
+        return str(_VALUE[m.group("teen") or m.group("small")])
+
+    return _SPELLED.sub(digits, text)
 
 
 @dataclass(frozen=True)
@@ -91,7 +136,7 @@ def _segment_bounds(text: str, at: int) -> tuple[int, int]:
 
 def readings(text: str) -> list[Reading]:
     """Each temperature the text reports, with its compartment, in °F, and its state."""
-    low = text.lower()
+    low = spelled_numbers(text.lower())
     mentions = _mentions(low)
     if not mentions:
         return []

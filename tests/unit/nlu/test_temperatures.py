@@ -44,6 +44,12 @@ from partchat.nlu.temperatures import (
             "minus 3 in the freezer and 12 in the fridge (celsius)",
             {"freezer": "warm", "fridge": "warm"},
         ),
+        # Spelled out, and read where the fridge keeps its food.
+        ("fridge sitting at fifty-one, freezer at zero", {"fridge": "warm", "freezer": "ok"}),
+        ("freezer went up to minus five degrees celsius", {"freezer": "warm"}),
+        ("the crisper drawer thermometer shows 47", {"fridge": "warm"}),
+        ("top shelf reads 30 degrees, lettuce froze", {"fridge": "cold"}),
+        ("freezer shelf reads 22", {"freezer": "warm"}),
     ],
 )
 def test_states_by_compartment(text: str, expected: dict[str, str]) -> None:
@@ -58,6 +64,7 @@ def test_states_by_compartment(text: str, expected: dict[str, str]) -> None:
         "milk spoils in 2 days, fridge like 4 yrs old",  # a duration and an age
         "freezer runs about 15 degrees colder than it should",  # a difference
         "its a 7WF736SDAM13 freezer",  # a model number
+        "freezer door: is the gasket the right one? need it in two days",  # words, no reading
         "dishwasher is 50 degrees",  # no compartment
         "freezer used to be 0",  # what it was
     ],
