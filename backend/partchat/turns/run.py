@@ -19,6 +19,7 @@ from partchat.agent.state import turn_input
 from partchat.agent.streaming import with_text_sink
 from partchat.ops.metrics import Metrics
 from partchat.protocol.frames import (
+    DataContextEvent,
     FinishEvent,
     HistoryMessage,
     TextDeltaEvent,
@@ -83,8 +84,14 @@ class TurnRunner:
                     finish_reason = reason  # type: ignore[assignment]
                 new_context = context_of_update(mode, chunk)
                 if new_context is not None and new_context != context:
+                    # Only a changed context is an event: the client has the one it holds
+                    # from ``ready`` or an earlier turn.
                     context = new_context
                     hub.context = context
+                    hub.publish(
+                        DataContextEvent(type="data-context", turnId=run.turn_id, context=context),
+                        run.turn_id,
+                    )
                     await self._save_context_early(hub, context)
                 # The graph's next node runs when this loop asks for it: it waits its turn
                 # while the server is saturated (answers streaming meanwhile go first).

@@ -15,7 +15,6 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 
 from partchat.protocol.frames import (
-    DataContextEvent,
     FieldError,
     TextDeltaEvent,
     ToolInputAvailableEvent,
@@ -52,11 +51,6 @@ def _tool_result(message: ToolMessage) -> dict[str, Any]:
 
 def _update_events(node: str, update: Mapping[str, Any], turn_id: str) -> list[TurnEvent]:
     events: list[TurnEvent] = []
-    if node == "extract":
-        events.append(
-            DataContextEvent(type="data-context", turnId=turn_id, context=context_of(update))
-        )
-        return events
     for message in update.get("messages") or []:
         if isinstance(message, AIMessage) and node == LLM_NODE:
             for call in message.tool_calls:
@@ -128,6 +122,7 @@ def finish_reason_of(mode: str, chunk: Any) -> str | None:
 
 
 def context_of_update(mode: str, chunk: Any) -> Context | None:
+    """The session context the ``extract`` node's update gives, if this chunk is it."""
     if (
         mode == "updates"
         and isinstance(chunk, Mapping)
