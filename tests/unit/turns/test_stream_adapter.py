@@ -6,7 +6,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from partchat.turns.stream_adapter import adapt, context_of_update, finish_reason_of
+from partchat.turns.stream_adapter import (
+    adapt,
+    context_of_update,
+    ends_the_graph,
+    finish_reason_of,
+)
 
 ok_result = {"ok": True, "parts": [{"partNumber": "PS11752778"}]}
 bad_result = {
@@ -140,3 +145,16 @@ def test_context_only_from_extract_updates() -> None:
         "applianceType": "refrigerator",
     }
     assert context_of_update(*RECORDED[1]) is None
+
+
+def test_only_the_answer_ends_the_graph() -> None:
+    # extract, llm with tool calls, tools: a node follows; the llm's answer: none does.
+    assert [ends_the_graph(mode, chunk) for mode, chunk in RECORDED] == [False, False, False, True]
+    apology = {"give_up": {"messages": [AIMessage(content="Sorry.")], "finish_reason": "error"}}
+    assert ends_the_graph("updates", apology)
+    bad_call = AIMessage(
+        content="", invalid_tool_calls=[{"id": "c", "name": "x", "args": "{", "error": None}]
+    )
+    assert not ends_the_graph("updates", {"llm": {"messages": [bad_call]}})
+    assert not ends_the_graph("updates", {"llm": {"finish_reason": "length"}})
+    assert not ends_the_graph("values", RECORDED[3][1])
