@@ -94,13 +94,16 @@ class SessionStore(Protocol):
         seq_reserved: int,
         owner: str | None = None,
         expect_version: int | None = None,
+        only_at_version: int | None = None,
     ) -> BeginTurn:
         """Store the user message and a ``running`` turn, committed before returning.
 
         Idempotent on ``client_message_id`` within the session (``duplicate=True``,
         nothing written). ``seq_reserved`` raises the session's reserved wire seq (never
         lowers it). With ``owner``, a turn of the session running under another owner
-        raises ``TurnRunningElsewhere``. Raises ``UnknownSession``,
+        raises ``TurnRunningElsewhere``. With ``only_at_version``, a session whose
+        version is another raises ``SessionChanged`` (after the duplicate and owner
+        checks; nothing written). Raises ``UnknownSession``,
         ``StorageUnavailable`` (nothing written), ``ValueError`` for a client message id
         that is empty or longer than 64 characters (``MAX_MESSAGE_ID_CHARS``, the protocol's).
         """

@@ -89,6 +89,11 @@ class TurnRunningElsewhere(StoreError):
         self.turn = turn
 
 
+class SessionChanged(StoreError):
+    """The session's version is not the one the caller required: another process wrote
+    it since the caller read it (nothing was written)."""
+
+
 class StorageUnavailable(StoreError):
     """The database cannot do the work (locked, full, read-only, I/O error, closed,
     unreachable). ``str(exc)`` is short and safe to show a client; the engine's error is

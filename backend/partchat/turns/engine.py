@@ -27,6 +27,7 @@ from partchat.protocol.frames import Feedback, HistoryMessage, Rating, StartEven
 from partchat.store import (
     BeginTurn,
     SavedFeedback,
+    SessionChanged,
     SessionStore,
     StorageUnavailable,
     TurnRunningElsewhere,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SEQ_RESERVE = 100_000  # seq numbers reserved per turn, so a crash never reuses one
+BEGIN_TRIES = 3  # a begin refused for a stale hub or a turn elsewhere, read again, retried
 # A resume reading a turn that ended on another server waits this long for its last
 # frames to reach Redis (then the client has the answer from the history anyway).
 MISSED_WAIT_TRIES = 20
@@ -159,9 +161,15 @@ class TurnEngine(SessionHubs, TurnRunner):
 
     async def _begin(self, hub: Hub, client_message_id: str, text: str) -> BeginTurn | None:
         """``begin_turn`` on an up-to-date hub (this submit holds ``hub.starting``); None
-        when a turn of the session runs in another live process."""
-        for attempt in range(2):
-            if await self._outdated(hub):
+        when a turn of the session runs in another live process.
+
+        The store checks that the hub is whole in the begin's own statement: it begins
+        only at the session version the hub holds (``only_at_version``), else the hub is
+        read again and the begin tried again. The last try begins without that check,
+        as a turn always could begin after a write another process made meanwhile.
+        """
+        for attempt in range(BEGIN_TRIES):
+            if hub.elsewhere is not None or hub.session_version < 0:
                 snapshot = await self._snapshot(hub.session_id)
                 if snapshot is not None:
                     refresh(hub, snapshot)
@@ -173,12 +181,15 @@ class TurnEngine(SessionHubs, TurnRunner):
                     seq_reserved=hub.last_seq + SEQ_RESERVE,
                     owner=self.workers.boot_id,
                     expect_version=hub.session_version,
+                    only_at_version=hub.session_version if attempt < BEGIN_TRIES - 1 else None,
                 )
                 wrote(hub, begun.session_version)
                 return begun
+            except SessionChanged:
+                hub.session_version = -1  # another process wrote the session: read it
             except TurnRunningElsewhere as exc:
                 hub.elsewhere = exc.turn  # read the hub again before the next try
-                if attempt or await self.workers.owner_alive(exc.turn.owner):
+                if attempt == BEGIN_TRIES - 1 or await self.workers.owner_alive(exc.turn.owner):
                     return None
         return None
 

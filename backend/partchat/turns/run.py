@@ -19,6 +19,7 @@ from partchat.agent.state import turn_input
 from partchat.agent.streaming import with_text_sink
 from partchat.ops.metrics import Metrics
 from partchat.protocol.frames import (
+    DataContextEvent,
     FinishEvent,
     HistoryMessage,
     TextDeltaEvent,
@@ -31,7 +32,12 @@ from partchat.store import SessionStore, message_status
 from partchat.toolbox.records import tool_records_of
 from partchat.turns.admission import TurnGate
 from partchat.turns.hub import HISTORY_FOR_READY, Hub, TurnRun, wrote
-from partchat.turns.stream_adapter import adapt, context_of_update, finish_reason_of
+from partchat.turns.stream_adapter import (
+    adapt,
+    context_of_update,
+    ends_the_graph,
+    finish_reason_of,
+)
 
 if TYPE_CHECKING:
     from partchat.live import RedisEventLog
@@ -83,12 +89,20 @@ class TurnRunner:
                     finish_reason = reason  # type: ignore[assignment]
                 new_context = context_of_update(mode, chunk)
                 if new_context is not None and new_context != context:
+                    # Only a changed context is an event: the client has the one it holds
+                    # from ``ready`` or an earlier turn.
                     context = new_context
                     hub.context = context
+                    hub.publish(
+                        DataContextEvent(type="data-context", turnId=run.turn_id, context=context),
+                        run.turn_id,
+                    )
                     await self._save_context_early(hub, context)
                 # The graph's next node runs when this loop asks for it: it waits its turn
                 # while the server is saturated (answers streaming meanwhile go first).
-                await self.gate.admit(step_of=ticket)
+                # After the answer no node follows: the turn finishes without a wait.
+                if not ends_the_graph(mode, chunk):
+                    await self.gate.admit(step_of=ticket)
                 step_started = time.perf_counter()
         except asyncio.CancelledError:
             finish_reason = "aborted"

@@ -15,7 +15,6 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 
 from partchat.protocol.frames import (
-    DataContextEvent,
     FieldError,
     TextDeltaEvent,
     ToolInputAvailableEvent,
@@ -52,11 +51,6 @@ def _tool_result(message: ToolMessage) -> dict[str, Any]:
 
 def _update_events(node: str, update: Mapping[str, Any], turn_id: str) -> list[TurnEvent]:
     events: list[TurnEvent] = []
-    if node == "extract":
-        events.append(
-            DataContextEvent(type="data-context", turnId=turn_id, context=context_of(update))
-        )
-        return events
     for message in update.get("messages") or []:
         if isinstance(message, AIMessage) and node == LLM_NODE:
             for call in message.tool_calls:
@@ -127,7 +121,24 @@ def finish_reason_of(mode: str, chunk: Any) -> str | None:
     return None
 
 
+def ends_the_graph(mode: str, chunk: Any) -> bool:
+    """Whether no node follows this update: the ``llm`` node answered without a tool call,
+    or a text node (the apology) wrote the answer. False when unsure."""
+    if mode != "updates" or not isinstance(chunk, Mapping):
+        return False
+    for node, update in chunk.items():
+        if node in TEXT_NODES:
+            return True
+        if node != LLM_NODE or not isinstance(update, Mapping):
+            return False
+        messages = update.get("messages") or []
+        last = messages[-1] if messages else None
+        return isinstance(last, AIMessage) and not last.tool_calls and not last.invalid_tool_calls
+    return False
+
+
 def context_of_update(mode: str, chunk: Any) -> Context | None:
+    """The session context the ``extract`` node's update gives, if this chunk is it."""
     if (
         mode == "updates"
         and isinstance(chunk, Mapping)

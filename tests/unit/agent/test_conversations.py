@@ -845,3 +845,22 @@ async def test_answers_stream_as_many_deltas(
     assert kinds[-1] == "finish"
     assert kinds.index("tool-input-available") < kinds.index("tool-output-available")
     assert kinds.index("tool-output-available") < kinds.index("text-delta")
+
+
+async def test_data_context_only_when_the_turn_changes_the_context(graph: Any) -> None:
+    conversation = Conversation(graph)
+
+    def contexts(turn: Turn) -> list[dict[str, Any]]:
+        return [e["context"] for e in turn.events if e["type"] == "data-context"]
+
+    first = await conversation.say(f"Does {RACK_WHEEL} fit my {MODEL}?")
+    assert [c["productModel"] for c in contexts(first)] == [MODEL]
+    assert contexts(first) == [first.context]
+    # The same question again leaves the context as it was: no frame.
+    again = await conversation.say(f"Does {RACK_WHEEL} fit my {MODEL}?")
+    assert again.context == first.context
+    assert contexts(again) == []
+    # Another model changes it: exactly one frame, the whole new context.
+    other = await conversation.say(f"What about my {OTHER_DW}?")
+    assert other.context["productModel"] == OTHER_DW
+    assert contexts(other) == [other.context]

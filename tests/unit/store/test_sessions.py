@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from partchat.store import (
+    SessionChanged,
     StorageUnavailable,
     StoreError,
     UnknownSession,
@@ -305,6 +306,32 @@ async def test_begin_turn_is_idempotent_on_client_message_id(
     done = await store.begin_turn(session.id, "client-1", "hello", seq_reserved=3)
     assert done.duplicate is True
     assert done.turn.status == "complete"
+
+
+async def test_begin_turn_only_at_version_refuses_a_changed_session(
+    store: Store, backend: Backend
+) -> None:
+    session = await store.create_session()
+    version = await store.session_version(session.id)
+    assert version is not None
+    with pytest.raises(SessionChanged):
+        await store.begin_turn(session.id, "c1", "hi", seq_reserved=7, only_at_version=version + 1)
+    assert (await backend.count("turns")) == 0  # refused: nothing written
+    assert (await backend.count("messages")) == 0
+    got = await store.get_session(session.id)
+    assert got is not None and got.seq_reserved == 0
+    begun = await store.begin_turn(
+        session.id, "c1", "hi", seq_reserved=7, expect_version=version, only_at_version=version
+    )
+    assert begun.duplicate is False
+    assert begun.session_version == await store.session_version(session.id)
+    # a duplicate is one whatever the version; a stale one never begins a second turn
+    again = await store.begin_turn(session.id, "c1", "hi", seq_reserved=7, only_at_version=version)
+    assert again.duplicate is True and again.turn == begun.turn
+    await finish(store, begun.turn.id)
+    with pytest.raises(SessionChanged):
+        await store.begin_turn(session.id, "c2", "again", seq_reserved=9, only_at_version=version)
+    assert (await backend.count("turns")) == 1
 
 
 async def test_begin_turn_rejects_bad_client_message_ids(store: Store) -> None:

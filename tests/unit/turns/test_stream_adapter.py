@@ -6,7 +6,12 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from partchat.turns.stream_adapter import adapt, context_of_update, finish_reason_of
+from partchat.turns.stream_adapter import (
+    adapt,
+    context_of_update,
+    ends_the_graph,
+    finish_reason_of,
+)
 
 ok_result = {"ok": True, "parts": [{"partNumber": "PS11752778"}]}
 bad_result = {
@@ -81,27 +86,20 @@ RECORDED: list[tuple[str, Any]] = [
 def test_recorded_sequence_becomes_protocol_events() -> None:
     events = [e for mode, chunk in RECORDED for e in adapt(mode, chunk, "t_1")]
     assert [e["type"] for e in events] == [
-        "data-context",
         "tool-input-available",
         "tool-input-available",
         "tool-output-available",
         "tool-output-error",
     ]
     assert all(e["turnId"] == "t_1" for e in events)
-    assert events[0]["context"] == {
-        "productModel": "WRS325SDHZ",
-        "partNumber": "PS11752778",
-        "symptoms": ["ice_maker_not_making_ice"],
-        "applianceType": "refrigerator",
-    }
-    assert (events[1]["toolCallId"], events[1]["toolName"], events[1]["input"]) == (
+    assert (events[0]["toolCallId"], events[0]["toolName"], events[0]["input"]) == (
         "c1",
         "get_part_details",
         {"partNumber": "PS11752778"},
     )
-    assert events[3]["output"] == ok_result
-    assert events[4]["errorText"] == "partNumber must look like PS followed by digits"
-    assert events[4]["errors"] == [{"path": "/partNumber", "message": "does not match"}]
+    assert events[2]["output"] == ok_result
+    assert events[3]["errorText"] == "partNumber must look like PS followed by digits"
+    assert events[3]["errors"] == [{"path": "/partNumber", "message": "does not match"}]
 
 
 def test_adapt_is_pure() -> None:
@@ -138,5 +136,25 @@ def test_apology_node_text_is_streamed_and_finish_reason_read() -> None:
 
 
 def test_context_only_from_extract_updates() -> None:
-    assert context_of_update(*RECORDED[0]) is not None
+    # The engine compares it with the session's and sends data-context only on a change.
+    assert adapt(*RECORDED[0], "t") == []
+    assert context_of_update(*RECORDED[0]) == {
+        "productModel": "WRS325SDHZ",
+        "partNumber": "PS11752778",
+        "symptoms": ["ice_maker_not_making_ice"],
+        "applianceType": "refrigerator",
+    }
     assert context_of_update(*RECORDED[1]) is None
+
+
+def test_only_the_answer_ends_the_graph() -> None:
+    # extract, llm with tool calls, tools: a node follows; the llm's answer: none does.
+    assert [ends_the_graph(mode, chunk) for mode, chunk in RECORDED] == [False, False, False, True]
+    apology = {"give_up": {"messages": [AIMessage(content="Sorry.")], "finish_reason": "error"}}
+    assert ends_the_graph("updates", apology)
+    bad_call = AIMessage(
+        content="", invalid_tool_calls=[{"id": "c", "name": "x", "args": "{", "error": None}]
+    )
+    assert not ends_the_graph("updates", {"llm": {"messages": [bad_call]}})
+    assert not ends_the_graph("updates", {"llm": {"finish_reason": "length"}})
+    assert not ends_the_graph("values", RECORDED[3][1])

@@ -226,3 +226,32 @@ async def test_opening_one_session_loads_it_one_caller_at_a_time(
     await asyncio.gather(first, second, third)
     assert (calls, most) == (3, 1)
     assert not engine._locks  # the last one out removed the lock
+
+
+async def test_a_turn_begins_on_the_session_another_process_wrote_read_again(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    # Two processes on one sessions.db: A's hub goes stale while B runs a turn of it.
+    other = await SqliteStore.open(tmp_path / "sessions.db")
+    try:
+        a = TurnEngine(store, SlowGraph(0.0), Metrics())  # type: ignore[arg-type]
+        b = TurnEngine(other, SlowGraph(0.0), Metrics())  # type: ignore[arg-type]
+        hub_a, _ = await a.open_session(None)
+        hub_b, _ = await b.open_session(hub_a.session_id)
+        assert (await b.submit(hub_b, "m-b", "from b")).status == "started"
+        assert hub_b.turn is not None and hub_b.turn.task is not None
+        await hub_b.turn.task
+        assert hub_a.last_seq == 0 and hub_b.last_seq == 2
+        # A's begin is refused at its stale version, A reads the session again, begins.
+        submitted = await a.submit(hub_a, "m-a", "from a")
+        assert submitted.status == "started"
+        assert [m["text"] for m in hub_a.history] == ["from b", "", "from a"]
+        assert hub_a.last_seq == 3  # start after B's start and finish
+        assert hub_a.turn is not None and hub_a.turn.task is not None
+        await hub_a.turn.task
+        stored = await store.history(hub_a.session_id)
+        assert [m["text"] for m in stored] == ["from b", "", "from a", ""]
+        await a.shutdown(0.1)
+        await b.shutdown(0.1)
+    finally:
+        await other.close()

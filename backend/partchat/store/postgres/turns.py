@@ -20,6 +20,7 @@ from partchat.store.records import (
     BeginTurn,
     FinishReason,
     FinishTurn,
+    SessionChanged,
     StoreError,
     ToolCallRecord,
     TurnRecord,
@@ -83,6 +84,7 @@ class TurnWrites(PostgresConnection):
         seq_reserved: int,
         owner: str | None = None,
         expect_version: int | None = None,
+        only_at_version: int | None = None,
     ) -> BeginTurn:
         """See :meth:`partchat.store.protocol.SessionStore.begin_turn`. Stricter than the
         contract: any other running turn of the session raises ``TurnRunningElsewhere``
@@ -117,6 +119,8 @@ class TurnWrites(PostgresConnection):
                     )
             if found:
                 raise TurnRunningElsewhere(turn_from_row(found[0]))
+            if only_at_version is not None and int(before) != only_at_version:
+                raise SessionChanged(session_id)
             now = self._clock()
             turn = TurnRecord.running(new_turn_id(), session_id, client_message_id, now, owner)
             message_id = new_message_id()

@@ -13,6 +13,7 @@ from partchat.store.records import (
     BeginTurn,
     FinishReason,
     FinishTurn,
+    SessionChanged,
     StoreError,
     ToolCallRecord,
     TurnRecord,
@@ -38,14 +39,16 @@ _INSERT_MESSAGE = (
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?))"
 )
-# begin_turn: the request, selected only when the session exists, has no turn under this
-# client message id and (with an owner) no turn running under another owner; RETURNING
+# begin_turn: the request, selected only when the session exists (at the version required,
+# if one is), has no turn under this client message id and (with an owner) no turn running
+# under another owner; RETURNING
 # gives the session's version before the unit (turn_starts' trigger writes the rest).
 _START = (
     "INSERT INTO turn_starts (turn_id, session_id, client_message_id, owner, started_at,"
     " seq_reserved, message_id, text)"
     " SELECT :turn, s.id, :client, :owner, :now, :reserved, :message, :text"
     " FROM sessions s WHERE s.id = :session"
+    " AND (:only_at IS NULL OR s.version = :only_at)"
     " AND NOT EXISTS (SELECT 1 FROM turns t"
     "  WHERE t.session_id = s.id AND t.client_message_id = :client)"
     " AND (:owner IS NULL OR NOT EXISTS (SELECT 1 FROM turns r"
@@ -112,6 +115,7 @@ class TurnWrites(SqliteConnection):
         seq_reserved: int,
         owner: str | None = None,
         expect_version: int | None = None,
+        only_at_version: int | None = None,
     ) -> BeginTurn:
         """See :meth:`partchat.store.protocol.SessionStore.begin_turn`."""
         if not is_valid_id(session_id):
@@ -131,6 +135,7 @@ class TurnWrites(SqliteConnection):
             "reserved": reserved,
             "message": message_id,
             "text": text,
+            "only_at": only_at_version,
         }
         turn = TurnRecord.running(turn_id, session_id, client_message_id, now, owner)
 
@@ -155,6 +160,8 @@ class TurnWrites(SqliteConnection):
             if not found:
                 raise UnknownSession(session_id)
             before, existing, elsewhere = found[0]
+            if existing is None and elsewhere is None:
+                raise SessionChanged(session_id)  # the only refusal left: the version
             rows = list(
                 await conn.execute_fetchall(
                     f"SELECT {TURN_COLUMNS}, (SELECT id FROM messages"
