@@ -204,10 +204,27 @@ def _after_courtesy(text: str) -> str | None:
     return rest if len(rest.split()) >= 2 and _QUESTION.search(rest) else None
 
 
-def intent_of(text: str, understanding: Understanding) -> str:
+def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
-    classifier): "a bosch dishwasher" is an answer whatever the classifier guesses."""
-    return rule_intent(text) or understanding.score(text).intent
+    classifier): "a bosch dishwasher" is an answer whatever the classifier guesses; the
+    classifier's *answer* to nothing asked is its next intent."""
+    ruled = rule_intent(text)
+    if ruled is not None:
+        return ruled
+    scores = understanding.score(text)
+    return scores.intent if awaited or scores.intent != ANSWER else scores.runner_up
+
+
+# A numbered line of a list the shopper can pick from ("1. **Drain Pump** (PS…)").
+_LIST_ITEM = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
+
+
+def awaits_reply(messages: Sequence[BaseMessage]) -> bool:
+    """The assistant's answer before the newest message asked something or listed things
+    to pick from: only then can a message be a bare *answer* (a first message, or one
+    after an answer that asked nothing, starts a job of its own)."""
+    previous = _previous_answer(messages)
+    return "?" in previous or _LIST_ITEM.search(previous) is not None
 
 
 def _previous_answer(messages: Sequence[BaseMessage]) -> str:
@@ -231,7 +248,7 @@ def pending_job(
     users = [i for i, m in enumerate(messages[:-1]) if isinstance(m, HumanMessage)]
     for i in reversed(users[-depth:]):
         text = messages[i].text
-        intent = intent_of(text, understanding)
+        intent = intent_of(text, understanding, awaited=awaits_reply(messages[: i + 1]))
         if is_answer(intent, text) or _gave_asked_part(messages[: i + 1]):
             continue  # an earlier answer to an earlier question: look further back
         return intent if intent in _JOBS else None
@@ -250,9 +267,10 @@ def _gave_asked_part(messages: Sequence[BaseMessage]) -> bool:
 
 def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) -> str | None:
     """The job of the shopper's latest earlier message that had one."""
-    users = [m for m in messages[:-1] if isinstance(m, HumanMessage)]
-    for m in reversed(users[-3:]):
-        intent = intent_of(m.text, understanding)
+    users = [i for i, m in enumerate(messages[:-1]) if isinstance(m, HumanMessage)]
+    for i in reversed(users[-3:]):
+        m = messages[i]
+        intent = intent_of(m.text, understanding, awaited=awaits_reply(messages[: i + 1]))
         if _ELLIPSIS.match(m.text) or is_answer(intent, m.text):
             continue  # it continued an earlier job itself
         if intent in _JOBS:

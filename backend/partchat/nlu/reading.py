@@ -96,11 +96,17 @@ async def read(
     *,
     context_appliance: Appliance | None = None,
     tuning: Tuning = TUNING,
+    awaited: bool = True,
 ) -> Reading:
+    """``awaited``: the assistant asked something or listed things to pick from, so the
+    message may be a bare *answer*; when not, the classifier's *answer* is its next
+    intent (a first message starts a job)."""
     found = await extract(text, catalog, symptoms=False)
     scores = understanding.score(text)
     ruled = rule_intent(text)
     intent = ruled or scores.intent
+    if ruled is None and intent == ANSWER and not awaited:
+        intent = scores.runner_up  # "black gunk around the ice chute" to start with
     unsure_scope = ruled is None and intent == "out_of_scope" and scores.confidence < _UNSURE_SCOPE
     if unsure_scope and part_type_named(text):
         intent = "search"  # "what rinse aid parts do you have": a part of ours

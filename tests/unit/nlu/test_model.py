@@ -8,9 +8,12 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from partchat.nlu.dialogue import (
     DECLINE,
+    awaits_reply,
     declines,
+    intent_of,
     names_only_a_part_type,
     only_gives_a_model,
+    pending_job,
     resolve_intent,
 )
 from partchat.nlu.features import features, negated_words, normalize
@@ -275,3 +278,48 @@ def test_negated_words_are_features_within_their_clause() -> None:
     ]
     assert negated_words("door never pops open") == ["n:pops", "n:open"]
     assert negated_words("it clicks and leaks") == []
+
+
+def test_an_answer_needs_something_asked_or_listed() -> None:
+    assert not awaits_reply([HumanMessage("black gunk around the ice chute")])
+    told = AIMessage("The **Drain Pump** (PS11753379) is in stock.")
+    assert not awaits_reply([HumanMessage("hi"), told, HumanMessage("the ice chute")])
+    asked = AIMessage("Is it a refrigerator or a dishwasher?")
+    assert awaits_reply([HumanMessage("it's leaking"), asked, HumanMessage("the ice chute")])
+    listed = AIMessage("1. **Drain Pump** (PS11753379)\n2. **Door Latch** (PS11752778)")
+    assert awaits_reply([HumanMessage("parts for WDT780SAEM1"), listed, HumanMessage("pump")])
+
+
+def test_an_answer_to_nothing_asked_is_the_next_intent() -> None:
+    model = Understanding(train(EXAMPLES))
+    text = "black gunk around the ice chute"  # no rule decides it; the classifier: answer
+    scores = model.score(text)
+    assert scores.intent == "answer"
+    assert scores.runner_up not in ("answer", "")
+    assert intent_of(text, model) == "answer"
+    assert intent_of(text, model, awaited=False) == scores.runner_up
+    # the rules' answers stand: "a bosch dishwasher" is a reply wherever it comes
+    assert intent_of("a bosch dishwasher", model, awaited=False) == "answer"
+
+
+def test_a_first_message_read_as_an_answer_is_the_job_an_answer_to_it_continues() -> None:
+    model = Understanding(train(EXAMPLES))
+    first = "black gunk around the ice chute"
+    job = model.score(first).runner_up
+    assert job in ("diagnose", "search", "details", "compat", "install")
+    messages = [
+        HumanMessage(first),
+        AIMessage("Is it a refrigerator or a dishwasher?"),
+        HumanMessage("it's a 10640262010"),
+    ]
+    assert resolve_intent("answer", messages, model, picked_part=False) == job
+    # the same words after a question are an answer: the job continued is the one before
+    messages = [
+        HumanMessage("how do i install PS11752778"),
+        AIMessage("Which part of it do you mean?"),
+        HumanMessage(first),
+        AIMessage("Which model is it?"),
+        HumanMessage("it's a 10640262010"),
+    ]
+    assert job != "install"
+    assert pending_job(messages, model) == "install"
