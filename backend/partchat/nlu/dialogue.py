@@ -217,14 +217,21 @@ def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) 
 
 # A numbered line of a list the shopper can pick from ("1. **Drain Pump** (PS…)").
 _LIST_ITEM = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
+_QUESTIONS = re.compile(r"[^.?!\n]*\?")
+# "What can I help you with today?", "Anything else I can help with?": an open offer of
+# help, which a new request answers, not a bare reply.
+_INVITATION = re.compile(
+    r"\b(can|may|could) i (help|assist|do)\b|\bhow can i\b|\bwhat can i do\b", re.I
+)
 
 
 def awaits_reply(messages: Sequence[BaseMessage]) -> bool:
-    """The assistant's answer before the newest message asked something or listed things
-    to pick from: only then can a message be a bare *answer* (a first message, or one
-    after an answer that asked nothing, starts a job of its own)."""
+    """The assistant's answer before the newest message asked something (more than an
+    open offer of help) or listed things to pick from: only then can a message be a bare
+    *answer* (a first message, or one after an answer that asked nothing, starts a job)."""
     previous = _previous_answer(messages)
-    return "?" in previous or _LIST_ITEM.search(previous) is not None
+    asked = [q for q in _QUESTIONS.findall(previous) if not _INVITATION.search(q)]
+    return bool(asked) or _LIST_ITEM.search(previous) is not None
 
 
 def _previous_answer(messages: Sequence[BaseMessage]) -> str:

@@ -286,6 +286,10 @@ def test_an_answer_needs_something_asked_or_listed() -> None:
     assert not awaits_reply([HumanMessage("hi"), told, HumanMessage("the ice chute")])
     asked = AIMessage("Is it a refrigerator or a dishwasher?")
     assert awaits_reply([HumanMessage("it's leaking"), asked, HumanMessage("the ice chute")])
+    greeted = AIMessage("Hi! I'm the parts assistant.\n\nWhat can I help you with today?")
+    assert not awaits_reply([HumanMessage("hi"), greeted, HumanMessage("the ice chute")])
+    offered = AIMessage("Done. Want the installation steps? Anything else I can help with?")
+    assert awaits_reply([HumanMessage("hi"), offered, HumanMessage("the ice chute")])
     listed = AIMessage("1. **Drain Pump** (PS11753379)\n2. **Door Latch** (PS11752778)")
     assert awaits_reply([HumanMessage("parts for WDT780SAEM1"), listed, HumanMessage("pump")])
 
