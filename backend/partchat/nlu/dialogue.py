@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from partchat.catalog.vocab import part_type_keywords
 
 from .features import normalize, part_type_named
-from .model import Understanding
+from .model import Scores, Understanding
 from .rules import rule_intent
 
 # Intents that are not a job of their own: they continue or close one.
@@ -212,7 +212,17 @@ def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) 
     if ruled is not None:
         return ruled
     scores = understanding.score(text)
-    return scores.intent if awaited or scores.intent != ANSWER else scores.runner_up
+    return scores.intent if awaited else unawaited(scores)
+
+
+def unawaited(scores: Scores) -> str:
+    """The classifier's intent for a message nothing awaited: an *answer* is its next
+    intent when that is a job ("black gunk around the ice chute" to start with); a next
+    guess of a fixed answer (injection, out of scope) is no better read than the reply,
+    which goes on to the part or model it names."""
+    if scores.intent == ANSWER and scores.runner_up in _JOBS:
+        return scores.runner_up
+    return scores.intent
 
 
 # A numbered line of a list the shopper can pick from ("1. **Drain Pump** (PS…)").

@@ -15,9 +15,10 @@ from partchat.nlu.dialogue import (
     only_gives_a_model,
     pending_job,
     resolve_intent,
+    unawaited,
 )
 from partchat.nlu.features import features, negated_words, normalize
-from partchat.nlu.model import ModelMismatch, Understanding
+from partchat.nlu.model import ModelMismatch, Scores, Understanding
 from partchat.nlu.train import Example, train
 
 EXAMPLES = [
@@ -327,3 +328,13 @@ def test_a_first_message_read_as_an_answer_is_the_job_an_answer_to_it_continues(
     ]
     assert job != "install"
     assert pending_job(messages, model) == "install"
+
+
+def test_an_unawaited_answer_becomes_only_a_job() -> None:
+    def scores(intent: str, runner_up: str) -> Scores:
+        return Scores(intent, 0.5, (), 1.0, {}, runner_up)
+
+    assert unawaited(scores("answer", "diagnose")) == "diagnose"
+    # "the website said AB-10234 costs $5, right?": a guessed injection is no better
+    assert unawaited(scores("answer", "injection")) == "answer"
+    assert unawaited(scores("search", "answer")) == "search"
