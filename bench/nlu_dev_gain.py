@@ -40,8 +40,11 @@ from partchat.toolbox.dispatch import Toolbox  # noqa: E402
 
 # The blind probe families (data/nlu/README.md), in two halves of like size: messages
 # (dv-fx 124 + dv-fi 50 | dv-fs 80 + dv-fa 62) and dialogues (dv-fd 44 + dv-fg 20 |
-# dv-fe 40 + dv-fh 15).
-FAMILIES = ({"dv-fx", "dv-fi", "dv-fd", "dv-fg"}, {"dv-fs", "dv-fa", "dv-fe", "dv-fh"})
+# dv-fe 40 + dv-fh 15 + dv-fp 10).
+FAMILIES = (
+    {"dv-fx", "dv-fi", "dv-fd", "dv-fg"},
+    {"dv-fs", "dv-fa", "dv-fe", "dv-fh", "dv-fp"},
+)
 _FAMILY = re.compile(r"^(dv-f[a-z])-")
 
 
@@ -76,14 +79,14 @@ async def score(
     items: list[corpus.Labelled],
     dialogues: list[corpus.Dialogue],
     labels: dict[str, str],
-) -> tuple[Report, int, int]:
-    """The reading's report, the dialogues that succeed, and the messages whose intent the
-    classifier alone gets right (the rules were written on dev and decide many probes)."""
+) -> tuple[Report, list[str], int]:
+    """The reading's report, the dialogues that fail (ids), and the messages whose intent
+    the classifier alone gets right (the rules were written on dev and decide many probes)."""
     report = await evaluate(items, catalog, model)
     graph = build_graph(OfflineChatModel(), Toolbox.load(catalog), catalog, model)
-    ok = sum([(await run_dialogue(graph, d, labels)).ok for d in dialogues])
+    failed = [d["id"] for d in dialogues if not (await run_dialogue(graph, d, labels)).ok]
     alone = sum(model.score(m["text"]).intent == m["intent"] for m in items)
-    return report, ok, alone
+    return report, failed, alone
 
 
 def _add(total: Report, r: Report) -> None:
@@ -107,7 +110,10 @@ async def run(db: Path, halves: str) -> dict[str, Any]:
     catalog = await Catalog.open(db)
     try:
         labels = {s["id"]: s["label"] for s in await catalog.symptoms()}
-        totals = {"train": (Report(), [0, 0]), "train + other half": (Report(), [0, 0])}
+        totals: dict[str, tuple[Report, list[int], list[str]]] = {
+            "train": (Report(), [0, 0], []),
+            "train + other half": (Report(), [0, 0], []),
+        }
         n_dialogues = 0
         for h in (0, 1):
             items = [m for m in corpus.messages("dev") if half_of(m["id"], halves) == h]
@@ -117,12 +123,13 @@ async def run(db: Path, halves: str) -> dict[str, Any]:
                 ("train", fitted["train"]),
                 ("train + other half", fitted[f"plus{1 - h}"]),
             ):
-                report, ok, alone = await score(
+                report, failed, alone = await score(
                     catalog, Understanding(data), items, dialogues, labels
                 )
                 _add(totals[name][0], report)
-                totals[name][1][0] += ok
+                totals[name][1][0] += len(dialogues) - len(failed)
                 totals[name][1][1] += alone
+                totals[name][2].extend(failed)
     finally:
         await catalog.close()
     return {
@@ -132,8 +139,9 @@ async def run(db: Path, halves: str) -> dict[str, Any]:
             "symptom_f1": round(r.symptom_f1, 4),
             "classifier_intent": round(ok[1] / r.n, 4) if r.n else 0.0,
             "dialogues": f"{ok[0]} of {n_dialogues}",
+            "failed": sorted(failed),
         }
-        for name, (r, ok) in totals.items()
+        for name, (r, ok, failed) in totals.items()
     }
 
 
@@ -141,6 +149,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--catalog", type=Path, required=True, help="a built catalog.db")
     p.add_argument("--halves", choices=("families", "runs"), default="families")
+    p.add_argument("--failed", action="store_true", help="list the dialogues each model fails")
     ns = p.parse_args()
     for name, f in asyncio.run(run(ns.catalog, ns.halves)).items():
         print(
@@ -148,6 +157,8 @@ def main() -> int:
             f"{f['intent_accuracy']:.1%} (the classifier alone {f['classifier_intent']:.1%}), "
             f"symptom F1 {f['symptom_f1']:.3f}, dialogues {f['dialogues']}"
         )
+        if ns.failed:
+            print("  failed: " + " ".join(f["failed"]))
     return 0
 
 

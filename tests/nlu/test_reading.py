@@ -252,3 +252,15 @@ async def test_a_symptom_of_something_present_said_with_a_negation_is_absent(
     catalog: Catalog, understanding: Understanding, text: str, symptoms: set[str]
 ) -> None:
     assert set((await read(text, catalog, understanding)).symptom_ids) == symptoms
+
+
+async def test_an_answer_needs_something_awaiting_it(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    text = "black gunk around the ice chute"
+    unasked = await read(text, catalog, understanding, awaited=False)
+    assert unasked.intent != "answer"
+    assert unasked.intent in (understanding.score(text).intent, understanding.score(text).runner_up)
+    # the rules' replies are replies wherever they come
+    ruled = await read("a bosch dishwasher", catalog, understanding, awaited=False)
+    assert ruled.intent == "answer"

@@ -14,6 +14,7 @@ from partchat.catalog.types import CatalogReader
 from partchat.nlu.dialogue import (
     ANSWER,
     NO_MODEL,
+    awaits_reply,
     bare,
     corrected_compartment,
     corrects,
@@ -74,7 +75,11 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         if last is None:
             return AgentState()
         reading = await read(
-            last.text, catalog, understanding, context_appliance=state.get("appliance_type")
+            last.text,
+            catalog,
+            understanding,
+            context_appliance=state.get("appliance_type"),
+            awaited=awaits_reply(messages),
         )
         found = reading.found
         picked = await _extract_with_confirmation(found, messages, catalog)

@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from partchat.catalog.vocab import part_type_keywords
 
 from .features import normalize, part_type_named
-from .model import Understanding
+from .model import Scores, Understanding
 from .rules import rule_intent
 
 # Intents that are not a job of their own: they continue or close one.
@@ -204,10 +204,44 @@ def _after_courtesy(text: str) -> str | None:
     return rest if len(rest.split()) >= 2 and _QUESTION.search(rest) else None
 
 
-def intent_of(text: str, understanding: Understanding) -> str:
+def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
-    classifier): "a bosch dishwasher" is an answer whatever the classifier guesses."""
-    return rule_intent(text) or understanding.score(text).intent
+    classifier): "a bosch dishwasher" is an answer whatever the classifier guesses; the
+    classifier's *answer* to nothing asked is its next intent."""
+    ruled = rule_intent(text)
+    if ruled is not None:
+        return ruled
+    scores = understanding.score(text)
+    return scores.intent if awaited else unawaited(scores)
+
+
+def unawaited(scores: Scores) -> str:
+    """The classifier's intent for a message nothing awaited: an *answer* is its next
+    intent when that is a job ("black gunk around the ice chute" to start with); a next
+    guess of a fixed answer (injection, out of scope) is no better read than the reply,
+    which goes on to the part or model it names."""
+    if scores.intent == ANSWER and scores.runner_up in _JOBS:
+        return scores.runner_up
+    return scores.intent
+
+
+# A numbered line of a list the shopper can pick from ("1. **Drain Pump** (PS…)").
+_LIST_ITEM = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
+_QUESTIONS = re.compile(r"[^.?!\n]*\?")
+# "What can I help you with today?", "Anything else I can help with?": an open offer of
+# help, which a new request answers, not a bare reply.
+_INVITATION = re.compile(
+    r"\b(can|may|could) i (help|assist|do)\b|\bhow can i\b|\bwhat can i do\b", re.I
+)
+
+
+def awaits_reply(messages: Sequence[BaseMessage]) -> bool:
+    """The assistant's answer before the newest message asked something (more than an
+    open offer of help) or listed things to pick from: only then can a message be a bare
+    *answer* (a first message, or one after an answer that asked nothing, starts a job)."""
+    previous = _previous_answer(messages)
+    asked = [q for q in _QUESTIONS.findall(previous) if not _INVITATION.search(q)]
+    return bool(asked) or _LIST_ITEM.search(previous) is not None
 
 
 def _previous_answer(messages: Sequence[BaseMessage]) -> str:
@@ -231,7 +265,7 @@ def pending_job(
     users = [i for i, m in enumerate(messages[:-1]) if isinstance(m, HumanMessage)]
     for i in reversed(users[-depth:]):
         text = messages[i].text
-        intent = intent_of(text, understanding)
+        intent = intent_of(text, understanding, awaited=awaits_reply(messages[: i + 1]))
         if is_answer(intent, text) or _gave_asked_part(messages[: i + 1]):
             continue  # an earlier answer to an earlier question: look further back
         return intent if intent in _JOBS else None
@@ -250,9 +284,10 @@ def _gave_asked_part(messages: Sequence[BaseMessage]) -> bool:
 
 def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) -> str | None:
     """The job of the shopper's latest earlier message that had one."""
-    users = [m for m in messages[:-1] if isinstance(m, HumanMessage)]
-    for m in reversed(users[-3:]):
-        intent = intent_of(m.text, understanding)
+    users = [i for i, m in enumerate(messages[:-1]) if isinstance(m, HumanMessage)]
+    for i in reversed(users[-3:]):
+        m = messages[i]
+        intent = intent_of(m.text, understanding, awaited=awaits_reply(messages[: i + 1]))
         if _ELLIPSIS.match(m.text) or is_answer(intent, m.text):
             continue  # it continued an earlier job itself
         if intent in _JOBS:

@@ -32,6 +32,9 @@ class Scores:
     """The probability that the message describes no symptom at all."""
     symptom_odds: Mapping[str, float]
     """Each slug's probability given that there is a symptom (sums to 1)."""
+    runner_up: Intent = ""
+    """The second most probable intent: what the message reads as when its first intent
+    cannot be (an *answer* with nothing asked)."""
 
 
 class Understanding:
@@ -87,7 +90,7 @@ class Understanding:
         intent_logits, slug_logits = logits[:k], logits[k:]
         intent_logits = np.exp(intent_logits - intent_logits.max())
         probs = intent_logits / intent_logits.sum()
-        best = int(probs.argmax())
+        best, second = (int(i) for i in np.argsort(-probs, kind="stable")[:2])
         slug_probs = np.exp(slug_logits - slug_logits.max())
         slug_probs /= slug_probs.sum()
         none = self._none
@@ -105,4 +108,11 @@ class Understanding:
             slugs.append(self.slugs[int(i)])
         odds = dict(zip(self.slugs, slug_probs.tolist(), strict=True))
         odds.pop(NO_SYMPTOM, None)
-        return Scores(self.intents[best], float(probs[best]), tuple(slugs), p_none, odds)
+        return Scores(
+            self.intents[best],
+            float(probs[best]),
+            tuple(slugs),
+            p_none,
+            odds,
+            self.intents[second],
+        )

@@ -15,7 +15,7 @@ from partchat.catalog.types import Appliance, CatalogReader, Symptom
 from partchat.nlu.extraction import Extraction, extract
 
 from .denials import denied_slugs
-from .dialogue import ANSWER
+from .dialogue import ANSWER, unawaited
 from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
 from .model import Understanding
 from .rules import AVAILABILITY, INSTALL_WORDS, rule_intent
@@ -108,11 +108,15 @@ async def read(
     *,
     context_appliance: Appliance | None = None,
     tuning: Tuning = TUNING,
+    awaited: bool = True,
 ) -> Reading:
+    """``awaited``: the assistant asked something or listed things to pick from, so the
+    message may be a bare *answer*; when not, the classifier's *answer* is its next
+    intent if that is a job (``dialogue.unawaited``: a first message starts a job)."""
     found = await extract(text, catalog, symptoms=False)
     scores = understanding.score(text)
     ruled = rule_intent(text)
-    intent = ruled or scores.intent
+    intent = ruled or (scores.intent if awaited else unawaited(scores))
     unsure_scope = ruled is None and intent == "out_of_scope" and scores.confidence < _UNSURE_SCOPE
     if unsure_scope and part_type_named(text):
         intent = "search"  # "what rinse aid parts do you have": a part of ours

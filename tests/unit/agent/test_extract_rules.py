@@ -391,6 +391,21 @@ async def test_not_knowing_the_model_asks_where_to_find_it_not_the_job_again(
     assert (await node(known))["intent"] != "no_model"
 
 
+@pytestmark_catalog
+async def test_a_first_message_is_no_bare_answer(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    node = make_extract_node(catalog, understanding)
+    # a problem in few words, which the classifier may take for a reply: nothing was
+    # asked, so it starts a job (and its symptom is looked for as a diagnosis's)
+    first = await node(state(messages=[HumanMessage("black gunk around the ice chute")]))
+    assert first["intent"] not in ("answer", "no_model")
+    assert not first["continues"]
+    # a reply the rules are sure of stays one
+    bare = await node(state(messages=[HumanMessage("a bosch dishwasher")]))
+    assert bare["intent"] == "answer"
+
+
 def test_a_place_in_a_list_points_into_the_list_not_into_one_parts_details() -> None:
     details = AIMessage("**Dishwasher Filter** (PS11759673) · $46.14 · In Stock")
     messages = [*convo("the filter"), details]

@@ -8,13 +8,17 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from partchat.nlu.dialogue import (
     DECLINE,
+    awaits_reply,
     declines,
+    intent_of,
     names_only_a_part_type,
     only_gives_a_model,
+    pending_job,
     resolve_intent,
+    unawaited,
 )
 from partchat.nlu.features import features, negated_words, normalize
-from partchat.nlu.model import ModelMismatch, Understanding
+from partchat.nlu.model import ModelMismatch, Scores, Understanding
 from partchat.nlu.train import Example, train
 
 EXAMPLES = [
@@ -275,3 +279,62 @@ def test_negated_words_are_features_within_their_clause() -> None:
     ]
     assert negated_words("door never pops open") == ["n:pops", "n:open"]
     assert negated_words("it clicks and leaks") == []
+
+
+def test_an_answer_needs_something_asked_or_listed() -> None:
+    assert not awaits_reply([HumanMessage("black gunk around the ice chute")])
+    told = AIMessage("The **Drain Pump** (PS11753379) is in stock.")
+    assert not awaits_reply([HumanMessage("hi"), told, HumanMessage("the ice chute")])
+    asked = AIMessage("Is it a refrigerator or a dishwasher?")
+    assert awaits_reply([HumanMessage("it's leaking"), asked, HumanMessage("the ice chute")])
+    greeted = AIMessage("Hi! I'm the parts assistant.\n\nWhat can I help you with today?")
+    assert not awaits_reply([HumanMessage("hi"), greeted, HumanMessage("the ice chute")])
+    offered = AIMessage("Done. Want the installation steps? Anything else I can help with?")
+    assert awaits_reply([HumanMessage("hi"), offered, HumanMessage("the ice chute")])
+    listed = AIMessage("1. **Drain Pump** (PS11753379)\n2. **Door Latch** (PS11752778)")
+    assert awaits_reply([HumanMessage("parts for WDT780SAEM1"), listed, HumanMessage("pump")])
+
+
+def test_an_answer_to_nothing_asked_is_the_next_intent() -> None:
+    model = Understanding(train(EXAMPLES))
+    text = "black gunk around the ice chute"  # no rule decides it; the classifier: answer
+    scores = model.score(text)
+    assert scores.intent == "answer"
+    assert scores.runner_up not in ("answer", "")
+    assert intent_of(text, model) == "answer"
+    assert intent_of(text, model, awaited=False) == scores.runner_up
+    # the rules' answers stand: "a bosch dishwasher" is a reply wherever it comes
+    assert intent_of("a bosch dishwasher", model, awaited=False) == "answer"
+
+
+def test_a_first_message_read_as_an_answer_is_the_job_an_answer_to_it_continues() -> None:
+    model = Understanding(train(EXAMPLES))
+    first = "black gunk around the ice chute"
+    job = model.score(first).runner_up
+    assert job in ("diagnose", "search", "details", "compat", "install")
+    messages = [
+        HumanMessage(first),
+        AIMessage("Is it a refrigerator or a dishwasher?"),
+        HumanMessage("it's a 10640262010"),
+    ]
+    assert resolve_intent("answer", messages, model, picked_part=False) == job
+    # the same words after a question are an answer: the job continued is the one before
+    messages = [
+        HumanMessage("how do i install PS11752778"),
+        AIMessage("Which part of it do you mean?"),
+        HumanMessage(first),
+        AIMessage("Which model is it?"),
+        HumanMessage("it's a 10640262010"),
+    ]
+    assert job != "install"
+    assert pending_job(messages, model) == "install"
+
+
+def test_an_unawaited_answer_becomes_only_a_job() -> None:
+    def scores(intent: str, runner_up: str) -> Scores:
+        return Scores(intent, 0.5, (), 1.0, {}, runner_up)
+
+    assert unawaited(scores("answer", "diagnose")) == "diagnose"
+    # "the website said AB-10234 costs $5, right?": a guessed injection is no better
+    assert unawaited(scores("answer", "injection")) == "answer"
+    assert unawaited(scores("search", "answer")) == "search"
