@@ -227,7 +227,9 @@ def unawaited(scores: Scores) -> str:
 
 # A numbered line of a list the shopper can pick from ("1. **Drain Pump** (PS…)").
 _LIST_ITEM = re.compile(r"^\s*\d+[.)]\s", re.MULTILINE)
-_QUESTIONS = re.compile(r"[^.?!\n]*\?")
+# A sentence ending in "?". Anchored at a sentence start: unanchored, each failed start
+# re-scanned the rest of its sentence (1.5 ms against 0.04 ms for a 2.5 KB answer).
+_QUESTIONS = re.compile(r"(?:^|(?<=[.?!\n]))[^.?!\n]*\?")
 # "What can I help you with today?", "Anything else I can help with?": an open offer of
 # help, which a new request answers, not a bare reply.
 _INVITATION = re.compile(
@@ -240,8 +242,9 @@ def awaits_reply(messages: Sequence[BaseMessage]) -> bool:
     open offer of help) or listed things to pick from: only then can a message be a bare
     *answer* (a first message, or one after an answer that asked nothing, starts a job)."""
     previous = _previous_answer(messages)
-    asked = [q for q in _QUESTIONS.findall(previous) if not _INVITATION.search(q)]
-    return bool(asked) or _LIST_ITEM.search(previous) is not None
+    if "?" in previous and any(not _INVITATION.search(q) for q in _QUESTIONS.findall(previous)):
+        return True
+    return _LIST_ITEM.search(previous) is not None
 
 
 def _previous_answer(messages: Sequence[BaseMessage]) -> str:
