@@ -305,18 +305,14 @@ _WANTS_OPTIONS = re.compile(
     r"\b(what|which)\b[^?]*\b(need|fits?|have|sell|carry|go(es)?|work|options?)\b", re.I
 )
 # A question about a part that does not name it ("how much", "in stock?").
-_ASKS_ABOUT = re.compile(
-    r"\?|\b(how much|price|cost|in stock|stock|details?|info|more about)\b", re.IGNORECASE
-)
+_ABOUT_WORDS = r"how much|price|cost|in stock|stock|details?|info|more about"
+_ASKS_ABOUT = re.compile(rf"\?|\b({_ABOUT_WORDS})\b", re.IGNORECASE)
 
 
 # A question about a named part's price or stock ("merci! the drain pump, how much?"); one
 # that asks which of the parts is of a type ("which one is the spray arm?", "any of those
 # the circulation pump?") is a search for that type, whose results say what fits.
-_ASKS_PRICE = re.compile(
-    r"\b(how much|price|cost|in stock|stock|available|availability|details?|info|more about)\b",
-    re.IGNORECASE,
-)
+_ASKS_PRICE = re.compile(rf"\b({_ABOUT_WORDS}|available|availability)\b", re.IGNORECASE)
 _WHICH_OR_ANY = re.compile(r"\b(which|any|among|of (those|these|them))\b", re.IGNORECASE)
 
 
