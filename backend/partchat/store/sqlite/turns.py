@@ -160,6 +160,8 @@ class TurnWrites(SqliteConnection):
             if not found:
                 raise UnknownSession(session_id)
             before, existing, elsewhere = found[0]
+            if owner is None:
+                elsewhere = None  # as in _START: without an owner no other owner's turn refuses
             if existing is None and elsewhere is None:
                 raise SessionChanged(session_id)  # the only refusal left: the version
             rows = list(
