@@ -67,12 +67,13 @@ def splits(
 ) -> list[tuple[list[Example], list[corpus.Labelled]]]:
     """Each fold's training examples (the other folds' messages, and every example that is
     not a message of ``learnt``) and its held-out messages."""
+    learnt_set = corpus.training_set(learnt)
     conn = sqlite3.connect(db)
     try:
-        examples = nlu_store.examples(conn, learnt)
+        examples = nlu_store.examples_of(conn, learnt_set)
     finally:
         conn.close()
-    messages = corpus.training_set(learnt).messages
+    messages = learnt_set.messages
     n = len(messages)  # examples() lists the messages first, in corpus order
     return [
         (

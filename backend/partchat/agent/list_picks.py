@@ -208,9 +208,10 @@ def referenced_part(
     if not listings:
         return None
     lists = [t for t in listings if _is_list(t, numbers)]
-    if lists and (_ORDINAL.search(text) or _OTHER.search(text)) and not _BY_PRICE.search(text):
+    ordinal, other = _ORDINAL.search(text), _OTHER.search(text)
+    if lists and (ordinal or other) and not _BY_PRICE.search(text):
         listing = lists[-1]
-        if _OTHER.search(text) and not _ORDINAL.search(text):
+        if other and not ordinal:
             return _other(listing, listings[-1] if listings[-1] is not listing else "", numbers)
         return _pointed(listing, text, numbers)
     pointed = _pointed(listings[-1], text, numbers)
@@ -331,9 +332,10 @@ def _named(
     part type; ``typed``: and the words kept name a part type). A word a letter or two
     off a listed name's word ("elemnt") is that word."""
     in_names = set().union(*(_stems(line) for line in items.values()))
-    wanted = {
+    spelled = [
         _spelled(stem(_SHORT_FORMS.get(w, w)), in_names) for w in _NAME_WORD.findall(text.lower())
-    } - _generic_stems()
+    ]
+    wanted = set(spelled) - _generic_stems()
     if relaxed:
         dropped = wanted - in_names
         if dropped & _part_type_stems():
@@ -346,11 +348,7 @@ def _named(
     named = [ps for ps, line in items.items() if wanted <= _stems(line)]
     if len(named) > 1:
         # "the door switch" is the *Door Switch*, not the *Door Light Switch* listed first
-        order = [
-            _spelled(stem(_SHORT_FORMS.get(w, w)), in_names)
-            for w in _NAME_WORD.findall(text.lower())
-        ]
-        order = [w for w in order if w in wanted]
+        order = [w for w in spelled if w in wanted]
         exact = [ps for ps in named if _contiguous(order, items[ps])]
         named = exact + [ps for ps in named if ps not in exact]
     return named

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from partchat.catalog.vocab import part_type_keywords
-
-from .features import normalize, part_type_named
+from .features import normalize, part_type_named, part_type_pattern
 from .model import Scores, Understanding
 from .rules import rule_intent
 
@@ -160,18 +158,12 @@ _ONLY_NAME_FILLER_WORDS = "the a an one that this my new its it s ok okay and ju
 _ONLY_NAME_FILLER = frozenset(_ONLY_NAME_FILLER_WORDS.split())
 
 
-@cache
-def _part_type_names() -> re.Pattern[str]:
-    phrases = sorted({k for k, _ in part_type_keywords()}, key=len, reverse=True)
-    return re.compile(r"\b(" + "|".join(re.escape(p) for p in phrases) + r")s?\b")
-
-
 def names_only_a_part_type(text: str) -> bool:
     """The text is a part type's name and filler ("the spring", "drain hose?")."""
     norm = normalize(text)
-    if len(norm.split()) > 6 or not _part_type_names().search(norm):
+    if len(norm.split()) > 6 or not part_type_pattern().search(norm):
         return False
-    return set(_part_type_names().sub(" ", norm).split()) <= _ONLY_NAME_FILLER
+    return set(part_type_pattern().sub(" ", norm).split()) <= _ONLY_NAME_FILLER
 
 
 # "i don't know the model", "cant find the model number anywhere", "no sticker on it"

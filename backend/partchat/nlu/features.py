@@ -41,14 +41,15 @@ def normalize(text: str) -> str:
 
 
 @cache
-def _part_type_words() -> re.Pattern[str]:
+def part_type_pattern() -> re.Pattern[str]:
+    """Any part type's name in the catalog's vocabulary, longest first, plural or not."""
     phrases = sorted({k for k, _ in part_type_keywords()}, key=len, reverse=True)
     return re.compile(r"\b(" + "|".join(re.escape(p) for p in phrases) + r")s?\b")
 
 
 def part_type_named(text: str) -> bool:
     """The text names a part type of the catalog's vocabulary ("drain hose")."""
-    return _part_type_words().search(normalize(text)) is not None
+    return part_type_pattern().search(normalize(text)) is not None
 
 
 _PLACEHOLDERS = frozenset({"psnum", "modelnum", "smallnum", "qmark"})
@@ -86,7 +87,7 @@ def word_features(text: str) -> tuple[list[str], list[str]]:
     grams = _tagged_words(text)
     words = [g[2:] for g in grams]
     grams += [f"b:{a} {b}" for a, b in itertools.pairwise(["<s>", *words, "</s>"])]
-    if _part_type_words().search(" ".join(words)):
+    if part_type_pattern().search(" ".join(words)):
         grams.append("k:part")
     grams += temperature_features(text)
     grams += negated_words(text)
