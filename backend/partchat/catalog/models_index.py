@@ -73,11 +73,14 @@ class ModelIndex:
 
     def resolve(self, text: str) -> ModelRow | None:
         """Exact model, or the single model that adds a revision suffix to it."""
-        for key in self._candidates(text):
+        return self._resolve(self._candidates(text))
+
+    def _resolve(self, keys: list[str]) -> ModelRow | None:
+        for key in keys:
             row = self._by_key.get(key)
             if row:
                 return row
-        for key in self._candidates(text):
+        for key in keys:
             ext = self._extensions(key)
             if len(ext) == 1:
                 return self._by_key[ext[0]]
@@ -139,7 +142,7 @@ class ModelIndex:
     def lookup(self, text: str) -> ModelLookup:
         keys = self._candidates(text)
         normalized = keys[0] if keys else ""
-        row = self.resolve(text)
+        row = self._resolve(keys)
         if row is not None:
             return ModelLookup(
                 query=text, normalized=normalized, match=self.info(row), suggestions=[]

@@ -51,6 +51,8 @@ def price_to_cents(value: object) -> int | None:
 
 def number_key(value: str) -> str:
     """Part/model number key: upper case, letters and digits only."""
+    if len(value) <= 200 and value.isascii() and value.isalnum():
+        return value.upper()  # a typed number as it usually comes: nothing to take out
     return _NON_ALNUM.sub("", safe_user_text(value, 200)).upper()
 
 

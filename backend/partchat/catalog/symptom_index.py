@@ -57,6 +57,11 @@ class SymptomIndex:
                 set((k, s["id"]) for k, s in phrases), key=lambda ks: (-len(ks[0]), ks[0], ks[1])
             )
         ]
+        # each phrase's position in that order, by its first word: a text is searched only
+        # for the phrases whose first word it has (about 10 of 215 finds a message)
+        self._by_first_word: dict[str, list[int]] = {}
+        for i, (key, _, _) in enumerate(self._phrases):
+            self._by_first_word.setdefault(key.split(None, 1)[0], []).append(i)
 
     def all(self, appliance: Appliance | None = None) -> list[Symptom]:
         return [s for s in self._all if appliance is None or s["appliance"] == appliance]
@@ -77,7 +82,10 @@ class SymptomIndex:
             appliance = self.detect_appliance(text)
         taken: list[tuple[int, int]] = []
         hits: list[tuple[int, Symptom]] = []
-        for key, size, sym in self._phrases:
+        by_first = self._by_first_word
+        found = sorted(i for w in set(padded.split()) for i in by_first.get(w, ()))
+        phrases = self._phrases
+        for key, size, sym in (phrases[i] for i in found):
             if appliance is not None and sym["appliance"] != appliance:
                 continue
             start = padded.find(key)

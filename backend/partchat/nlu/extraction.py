@@ -11,7 +11,7 @@ import re
 from functools import cache
 from typing import TypedDict
 
-from partchat.catalog.types import Appliance, CatalogReader, ModelInfo
+from partchat.catalog.types import Appliance, CatalogReader, ModelInfo, ModelLookup
 from partchat.catalog.vocab import APPLIANCE_KINDS, APPLIANCE_NAMES, appliance_regex, brand_regex
 
 # Word-ish tokens that may be part or model numbers: letters, digits, dashes, dots.
@@ -114,6 +114,7 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
             continue
         cued_model = bool(_MODEL_CUE.search(before))
         cued_part = bool(_PART_CUE.search(before))
+        lookup: ModelLookup | None = None
         if not cued_part:
             lookup = await catalog.find_model(token)
             if lookup["match"] is not None:
@@ -130,7 +131,8 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
         # An unknown model-shaped token: letters and digits, or cued by "model"; with
         # near matches, or after a brand or an appliance ("whirlpool WRS325SDHZ").
         if cued_model or (_HAS_ALPHA.search(token) and len(token) >= 6):
-            lookup = await catalog.find_model(token)
+            if lookup is None:
+                lookup = await catalog.find_model(token)
             branded = _brand_cue().search(before) is not None
             if cued_model or lookup["suggestions"] or (branded and _HAS_DIGIT.search(token)):
                 models.append(

@@ -10,6 +10,7 @@ from scripts.import_sources import guide_catalog_types, symptom_records  # the d
 from partchat.catalog.normalize import (
     clean_text,
     model_key,
+    number_key,
     part_type_from_name,
     phrase_key,
     price_to_cents,
@@ -44,6 +45,10 @@ def test_cleaning_helpers() -> None:
     assert clean_text("Won’t  start ") == "Won't start"
     assert clean_text(" N/A ") is None
     assert model_key("wdt-780 saem1") == "WDT780SAEM1"
+    # a plain ASCII token takes a shortcut; anything else the full clean-up
+    assert number_key("wrs325sdhz") == "WRS325SDHZ"
+    assert number_key("ps11752778\x00") == "PS11752778"
+    assert number_key("ＷＲＳ３２５") == ""
     assert phrase_key("Won’t Start") == phrase_key("won't start") == "wont start"
 
 

@@ -65,3 +65,14 @@ async def test_diagnose_reports_unrecognised(catalog: Catalog) -> None:
     assert d["unrecognised"] == ["purple unicorn glitter"]
     d2 = await catalog.diagnose("dishwasher", ["dishwasher/not-draining"], model="NOPE123")
     assert d2["candidates"] and all(c["fits"] == "unknown_model" for c in d2["candidates"])
+
+
+async def test_every_phrase_is_found_wherever_it_stands(catalog: Catalog) -> None:
+    """The index searches a text only for phrases whose first word it has: each catalog
+    phrasing is still found at the start, the middle and the end of a sentence."""
+    for app in ("refrigerator", "dishwasher"):
+        for s in await catalog.symptoms(app):  # type: ignore[arg-type]
+            for phrase in s["synonyms"]:
+                for text in (phrase, f"well my {app} {phrase} since monday", f"ok so {phrase}"):
+                    found = await catalog.match_symptoms(text, app)  # type: ignore[arg-type]
+                    assert found, text
