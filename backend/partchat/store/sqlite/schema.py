@@ -6,8 +6,8 @@ import aiosqlite
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "TOOL_CALL_FIELDS", "user_version"]
 
-_NEXT_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = NEW.session_id)"
-# turn_answers.tool_calls: each call's columns, in this order
+# turn_answers.tool_calls: each call's columns, in this order (migration 5's trigger reads
+# them by position; tests/unit/store/test_store_records.py holds the two together)
 TOOL_CALL_FIELDS = (
     "tool_call_id",
     "round",
@@ -21,8 +21,6 @@ TOOL_CALL_FIELDS = (
     "unknown_parts",
     "unknown_models",
 )
-_CALL_COLUMNS = ", ".join(TOOL_CALL_FIELDS)
-_CALL_VALUES = ", ".join(f"json_extract(c.value, '$[{i}]')" for i in range(len(TOOL_CALL_FIELDS)))
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # version 1: initial schema
@@ -174,7 +172,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             text              TEXT NOT NULL
         )
         """,
-        f"""
+        """
         CREATE TRIGGER turn_starts_run AFTER INSERT ON turn_starts BEGIN
             UPDATE sessions SET seq_reserved = MAX(seq_reserved, NEW.seq_reserved),
                 updated_at = NEW.started_at WHERE id = NEW.session_id;
@@ -183,7 +181,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
                 NEW.started_at, NEW.owner);
             INSERT INTO messages (id, session_id, turn_id, role, text, status, created_at, seq)
             VALUES (NEW.message_id, NEW.session_id, NEW.turn_id, 'user', NEW.text, 'complete',
-                NEW.started_at, {_NEXT_SEQ});
+                NEW.started_at,
+                (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = NEW.session_id));
             DELETE FROM turn_starts WHERE rowid = NEW.rowid;
         END
         """,
@@ -209,7 +208,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             tool_calls     TEXT
         )
         """,
-        f"""
+        """
         CREATE TRIGGER turn_answers_run AFTER INSERT ON turn_answers BEGIN
             UPDATE turns SET status = NEW.status, finish_reason = NEW.finish_reason,
                 ended_at = NEW.ended_at, timings = NEW.timings, model = NEW.model,
@@ -218,11 +217,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             INSERT INTO messages (id, session_id, turn_id, role, text, status, tool_outputs,
                 created_at, seq)
             VALUES (NEW.message_id, NEW.session_id, NEW.turn_id, 'assistant', NEW.text,
-                NEW.message_status, NEW.tool_outputs, NEW.ended_at, {_NEXT_SEQ});
+                NEW.message_status, NEW.tool_outputs, NEW.ended_at,
+                (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = NEW.session_id));
             UPDATE sessions SET context = NEW.context, last_seq = MAX(last_seq, NEW.last_seq),
                 updated_at = NEW.ended_at WHERE id = NEW.session_id;
-            INSERT INTO tool_calls (turn_id, position, session_id, created_at, {_CALL_COLUMNS})
-            SELECT NEW.turn_id, c.key, NEW.session_id, NEW.ended_at, {_CALL_VALUES}
+            INSERT INTO tool_calls (turn_id, position, session_id, created_at,
+                tool_call_id, round, name, arguments, ok, error_code, duration_ms, result_bytes,
+                result, unknown_parts, unknown_models)
+            SELECT NEW.turn_id, c.key, NEW.session_id, NEW.ended_at,
+                json_extract(c.value, '$[0]'), json_extract(c.value, '$[1]'),
+                json_extract(c.value, '$[2]'), json_extract(c.value, '$[3]'),
+                json_extract(c.value, '$[4]'), json_extract(c.value, '$[5]'),
+                json_extract(c.value, '$[6]'), json_extract(c.value, '$[7]'),
+                json_extract(c.value, '$[8]'), json_extract(c.value, '$[9]'),
+                json_extract(c.value, '$[10]')
             FROM json_each(NEW.tool_calls) AS c;
             DELETE FROM turn_answers WHERE rowid = NEW.rowid;
         END
