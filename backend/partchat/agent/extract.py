@@ -19,6 +19,7 @@ from partchat.nlu.dialogue import (
     corrected_compartment,
     corrects,
     lacks_model,
+    moves_on,
     only_gives_a_model,
     resolve_intent,
 )
@@ -83,8 +84,14 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         )
         found = reading.found
         picked = await _extract_with_confirmation(found, messages, catalog)
+        correction = corrects(last.text)
         update = apply_extraction(
-            state, found, replace_symptoms=corrects(last.text), denied=reading.denied
+            state,
+            found,
+            replace_symptoms=correction,
+            moved_on=moves_on(last.text),
+            corrected=correction,
+            denied=reading.denied,
         )
         compartment = corrected_compartment(last.text)
         if (
@@ -101,6 +108,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             understanding,
             picked_part=picked,
             names_part=bool(found["part_numbers"]) and not picked,
+            states_symptom=bool(reading.symptom_ids),
         )
         if (
             lacks_model(last.text)

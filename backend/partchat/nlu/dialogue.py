@@ -297,8 +297,10 @@ def resolve_intent(
     *,
     picked_part: bool,
     names_part: bool = False,
+    states_symptom: bool = True,
 ) -> str:
-    """The intent a turn acts on: its own, or for an answer the job it continues."""
+    """The intent a turn acts on: its own, or for an answer the job it continues
+    (``states_symptom``: the reading found a symptom in the message)."""
     if not messages or not isinstance(messages[-1], HumanMessage):
         return intent
     text = messages[-1].text
@@ -364,9 +366,14 @@ def resolve_intent(
             return resolve_intent(
                 asked, messages, understanding, picked_part=picked_part, names_part=names_part
             )
-    if intent in ("search", "details") and not names_part and only_gives_a_model(text):
-        # a model given with a few words the classifier takes for a request: the job
-        # before, now for that model
+    if (
+        (intent in ("search", "details") or (intent == "diagnose" and not states_symptom))
+        and not names_part
+        and only_gives_a_model(text)
+    ):
+        # a model given with a few words the classifier takes for a request or a problem
+        # it finds no symptom in ("hang on let me look... 10641014104"): the job before,
+        # now for that model
         pending = previous_job(messages, understanding)
         if pending is not None:
             return pending
@@ -424,6 +431,28 @@ _NOT_THAT = re.compile(r"\bnot (the |my )?(freezer|fridge|refrigerator|fresh foo
 def corrects(text: str) -> bool:
     """The message corrects what the shopper said before rather than adding to it."""
     return _CORRECTION.search(text) is not None and _ADDS.search(text) is None
+
+
+# "it isn't warm anymore, that's sorted, but now …", "drains fine now, I cleaned the
+# filter. but now it grinds": the trouble told before is over, and a new one follows.
+_OVER = re.compile(
+    r"\b(sorted|fixed|solved|resolved|sorted out|fine now|ok(ay)? now|good now|"
+    r"works? (fine |ok |okay )?now|working (again|now|fine)|no longer|any ?more|went away|"
+    r"gone now)\b",
+    re.IGNORECASE,
+)
+_THEN_NEW = re.compile(r"\b(but|now|however|though|except|only)\b", re.IGNORECASE)
+
+
+def moves_on(text: str) -> bool:
+    """The message says the trouble told before is over and tells another one after it
+    (its symptoms take the place of the session's; "also" or "too" add instead)."""
+    over = _OVER.search(text)
+    return (
+        over is not None
+        and _THEN_NEW.search(text, over.end()) is not None
+        and _ADDS.search(text) is None
+    )
 
 
 def corrected_compartment(text: str) -> str | None:

@@ -11,6 +11,7 @@ from partchat.nlu.dialogue import (
     awaits_reply,
     declines,
     intent_of,
+    moves_on,
     names_only_a_part_type,
     only_gives_a_model,
     pending_job,
@@ -245,6 +246,31 @@ def test_a_model_given_with_a_few_words_continues_the_job_before() -> None:
     ]
     assert resolve_intent("search", messages, model, picked_part=False) == "install"
     assert resolve_intent("details", messages, model, picked_part=False) == "install"
+    # read as a problem the reading finds no symptom in: the job that asked for the model
+    asked = [
+        HumanMessage("is PS3406971 compatible with my model"),
+        AIMessage("Could you tell me your appliance's **model number** so I can check?"),
+        HumanMessage("hang on let me look... 10641014104"),
+    ]
+    assert resolve_intent("diagnose", asked, model, picked_part=False, states_symptom=False) == (
+        "compat"
+    )
+    assert resolve_intent("diagnose", asked, model, picked_part=False) == "diagnose"
+
+
+def test_a_trouble_said_to_be_over_before_another_moves_on() -> None:
+    for text in (
+        "update: it isnt warm anymore, thats sorted, but now theres frost on the back wall",
+        "ok it drains fine now, cleaned the filter. but now it grinds",
+        "the leak is fixed, now the door wont latch",
+    ):
+        assert moves_on(text), text
+    for text in (
+        "its not draining and now its leaking too",  # adds
+        "it's fixed, thanks!",  # nothing after it
+        "now it wont drain",  # nothing said to be over
+    ):
+        assert not moves_on(text), text
 
 
 def test_a_part_types_name_alone_after_a_list_that_lacks_it_searches() -> None:
