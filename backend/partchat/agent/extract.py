@@ -26,6 +26,7 @@ from partchat.nlu.dialogue import (
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
 from partchat.nlu.reading import read
+from partchat.nlu.spelling import respell
 
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|yup|correct|right|exactly|that'?s (it|right|the one|correct)|"
@@ -83,7 +84,12 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             awaited=awaits_reply(messages),
         )
         found = reading.found
-        picked = await _extract_with_confirmation(found, messages, catalog)
+        # the dialogue's word patterns read the message with its question words put right
+        # ("evap fan moter, in stok?"); the reading above had the shopper's own
+        seen = (
+            [*messages[:-1], HumanMessage(respell(last.text))] if messages[-1] is last else messages
+        )
+        picked = await _extract_with_confirmation(found, seen, catalog)
         correction = corrects(last.text)
         update = apply_extraction(
             state,
@@ -104,7 +110,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             update["symptoms"] = moved_to(compartment, list(update.get("symptoms") or []))
         update["intent"] = resolve_intent(
             reading.intent,
-            messages,
+            seen,
             understanding,
             picked_part=picked,
             names_part=bool(found["part_numbers"]) and not picked,
