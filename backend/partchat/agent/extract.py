@@ -117,7 +117,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             states_symptom=bool(reading.symptom_ids),
         )
         if (
-            lacks_model(last.text)
+            lacks_model(last.text, messages)
             and not update.get("product_model")
             and not (reading.symptom_ids or found["part_numbers"])
         ):

@@ -166,18 +166,34 @@ def names_only_a_part_type(text: str) -> bool:
     return set(part_type_pattern().sub(" ", norm).split()) <= _ONLY_NAME_FILLER
 
 
-# "i don't know the model", "cant find the model number anywhere", "no sticker on it"
+# "i don't know the model", "cant find the model number anywhere", "no sticker on it",
+# "where would the model number be?"
 _LACKS_MODEL = re.compile(
-    r"\b(don'?t|dont|do not|can'?t|cant|cannot|couldn'?t|no idea|not sure)\b[^.?!]{0,30}"
+    r"\b(don'?t|dont|do not|can'?t|cant|cannot|couldn'?t|no idea|not sure|where)\b[^.?!]{0,30}"
     r"\b(model|sticker|tag)\b|\bno (model|sticker|tag)\b",
     re.IGNORECASE,
 )
+# The same said of "it" right after the assistant asked for the model number: "not sure
+# where to find that", "no idea where that is", "where do i look?"
+_LACKS_IT = re.compile(
+    r"\b(don'?t|dont|do not|can'?t|cant|cannot|couldn'?t|no idea|not sure)\b[^.?!]{0,20}"
+    r"\b(find|see|know|where)\b|^\W*where\b[^.?!]{0,25}\b(find|look|is it|would it be)\b",
+    re.IGNORECASE,
+)
+_ASKED_MODEL = re.compile(r"\*\*model number\*\*[^\n]*\?", re.IGNORECASE)
 NO_MODEL = "no_model"
 
 
-def lacks_model(text: str) -> bool:
-    """The shopper says they do not have the model number (and gives none)."""
-    return _LACKS_MODEL.search(text) is not None and "modelnum" not in normalize(text).split()
+def lacks_model(text: str, messages: Sequence[BaseMessage] = ()) -> bool:
+    """The shopper says they do not have the model number (and gives none); with the
+    conversation, also of "it" when the answer before asked for the model number."""
+    if "modelnum" in normalize(text).split():
+        return False
+    if _LACKS_MODEL.search(text) is not None:
+        return True
+    return _LACKS_IT.search(text) is not None and bool(
+        _ASKED_MODEL.search(_previous_answer(messages))
+    )
 
 
 # Thanks or praise that opens a message ("ok great,", "thanks so much!") and a question
@@ -328,7 +344,13 @@ def resolve_intent(
         pending = pending_job(messages, understanding)
         if pending in ("compat", "install"):
             return pending
-    if elliptical and (intent in ("details", ANSWER) or (names_part and not explicit)):
+    if (
+        elliptical
+        and (intent in ("details", ANSWER) or (names_part and not explicit))
+        and (names_part or picked_part or "modelnum" in normalize(text).split())
+    ):
+        # "and PS3406971?", "what about WDF520PADM7": the job before, for the new part or
+        # model ("and is it in stock" names nothing new: its own question)
         pending = previous_job(messages, understanding)
         if pending in ("compat", "install", "details"):
             return pending

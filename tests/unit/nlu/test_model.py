@@ -11,6 +11,7 @@ from partchat.nlu.dialogue import (
     awaits_reply,
     declines,
     intent_of,
+    lacks_model,
     moves_on,
     names_only_a_part_type,
     only_gives_a_model,
@@ -364,3 +365,26 @@ def test_an_unawaited_answer_becomes_only_a_job() -> None:
     # "the website said AB-10234 costs $5, right?": a guessed injection is no better
     assert unawaited(scores("answer", "injection")) == "answer"
     assert unawaited(scores("search", "answer")) == "search"
+
+
+def test_an_elliptical_question_naming_nothing_new_is_its_own_job() -> None:
+    model = Understanding(train(EXAMPLES))
+    fit = [
+        HumanMessage("is PS3406971 compatible with my WDT780SAEM1"),
+        AIMessage("Yes! The **Drain Hose** (PS3406971) fits your **WDT780SAEM1**. In Stock."),
+    ]
+    asked = [*fit, HumanMessage("and is it in stock")]
+    assert resolve_intent("details", asked, model, picked_part=False) == "details"
+    # a new part: the same question for it
+    again = [*fit, HumanMessage("and PS11752778?")]
+    assert resolve_intent("details", again, model, picked_part=False, names_part=True) == ("compat")
+
+
+def test_not_knowing_where_the_model_is_lacks_the_model() -> None:
+    assert lacks_model("where would the model number be?")
+    asked = [AIMessage("Could you tell me your appliance's **model number** so I can check?")]
+    for text in ("not sure where to find that", "where do i look?", "no idea where that is"):
+        assert lacks_model(text, [*asked, HumanMessage(text)]), text
+        assert not lacks_model(text, [AIMessage("Here you go."), HumanMessage(text)]), text
+    assert not lacks_model("where is the drain pump", [*asked, HumanMessage("x")])
+    assert not lacks_model("not sure where, its 10641014101", [*asked, HumanMessage("x")])
