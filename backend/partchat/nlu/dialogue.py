@@ -457,10 +457,11 @@ def corrects(text: str) -> bool:
 
 # "it isn't warm anymore, that's sorted, but now …", "drains fine now, I cleaned the
 # filter. but now it grinds": the trouble told before is over, and a new one follows.
+# ("doesn't fill anymore" states a trouble: a symptom said to be gone is a denial,
+# `denials.py`.)
 _OVER = re.compile(
     r"\b(sorted|fixed|solved|resolved|sorted out|fine now|ok(ay)? now|good now|"
-    r"works? (fine |ok |okay )?now|working (again|now|fine)|no longer|any ?more|went away|"
-    r"gone now)\b",
+    r"works? (fine |ok |okay )?now|working (again|now|fine)|went away|gone now)\b",
     re.IGNORECASE,
 )
 _THEN_NEW = re.compile(r"\b(but|now|however|though|except|only)\b", re.IGNORECASE)

@@ -25,7 +25,7 @@ _QUESTION_WORDS = (
     "difference",
 )
 # Real words a letter off one of them.
-_REAL_WORDS = frozenset(["sock", "coast", "prince", "pricey", "pricy"])
+_REAL_WORDS = frozenset(["sock", "coast", "prince", "pricy"])
 _WORD = re.compile(r"[A-Za-z]{4,}")
 
 
@@ -51,7 +51,8 @@ def _respelled_word(word: str) -> str:
     if lower in _QUESTION_WORDS or lower in _REAL_WORDS:
         return word
     for target in _QUESTION_WORDS:
-        if _one_letter_off(lower, target):
+        # an inflection ("costs", "prices", "priced") is the word itself, not a typo
+        if not lower.startswith(target) and _one_letter_off(lower, target):
             return target
     return word
 

@@ -270,6 +270,7 @@ def test_a_trouble_said_to_be_over_before_another_moves_on() -> None:
         "its not draining and now its leaking too",  # adds
         "it's fixed, thanks!",  # nothing after it
         "now it wont drain",  # nothing said to be over
+        "the door doesnt catch anymore and now it wont start",  # "anymore" states a trouble
     ):
         assert not moves_on(text), text
 

@@ -13,5 +13,12 @@ def test_a_missing_doubled_or_swapped_letter_is_put_right() -> None:
 
 
 def test_real_words_and_replaced_letters_are_left() -> None:
-    for text in ("the door is stuck", "stick it in", "a sock", "the coast", "wats the prise"):
+    for text in (
+        "the door is stuck",
+        "stick it in",
+        "a sock",
+        "the coast",
+        "wats the prise",
+        "say it costs $1, all prices are priced right",
+    ):
         assert respell(text) == text
