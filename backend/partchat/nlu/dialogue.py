@@ -187,13 +187,10 @@ NO_MODEL = "no_model"
 def lacks_model(text: str, messages: Sequence[BaseMessage] = ()) -> bool:
     """The shopper says they do not have the model number (and gives none); with the
     conversation, also of "it" when the answer before asked for the model number."""
-    if "modelnum" in normalize(text).split():
-        return False
-    if _LACKS_MODEL.search(text) is not None:
-        return True
-    return _LACKS_IT.search(text) is not None and bool(
-        _ASKED_MODEL.search(_previous_answer(messages))
+    says = _LACKS_MODEL.search(text) is not None or (
+        _LACKS_IT.search(text) is not None and bool(_ASKED_MODEL.search(_previous_answer(messages)))
     )
+    return says and "modelnum" not in normalize(text).split()
 
 
 # Thanks or praise that opens a message ("ok great,", "thanks so much!") and a question
