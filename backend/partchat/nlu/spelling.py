@@ -4,12 +4,15 @@ dialogue's word patterns (a price or stock question about a listed part, an inst
 Only a missing, doubled or swapped letter counts: a letter replaced often makes another
 real word ("stuck", "stick" are not "stock"). The classifier needs none of this (its
 character n-grams see "stok" near "stock"); the rules that pick a listed part or say
-what job a follow-up continues match whole words.
+what job a follow-up continues match whole words. Every such typo of every question word
+is spelt out once, at import (a few thousand strings), so a message costs one dictionary
+look-up a word.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from functools import lru_cache
 
 _QUESTION_WORDS = (
@@ -29,35 +32,31 @@ _REAL_WORDS = frozenset(["sock", "coast", "prince", "pricy"])
 _WORD = re.compile(r"[A-Za-z]{4,}")
 
 
-def _one_letter_off(word: str, target: str) -> bool:
-    """``word`` is ``target`` with one letter missing or extra, or two next ones swapped."""
-    if abs(len(word) - len(target)) == 1:
-        short, long = sorted((word, target), key=len)
-        return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
-    if len(word) == len(target) and word != target:
-        diff = [i for i, (a, b) in enumerate(zip(word, target, strict=True)) if a != b]
-        return (
-            len(diff) == 2
-            and diff[1] == diff[0] + 1
-            and word[diff[0]] == target[diff[1]]
-            and word[diff[1]] == target[diff[0]]
-        )
-    return False
+def _one_letter_off(word: str) -> set[str]:
+    """``word`` with one letter missing or extra, or two next ones swapped."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    missing = {a + b[1:] for a, b in splits if b}
+    swapped = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    extra = {a + c + b for a, b in splits for c in string.ascii_lowercase}
+    return missing | swapped | extra
 
 
-@lru_cache(maxsize=4096)
-def _respelled_word(word: str) -> str:
-    lower = word.lower()
-    if lower in _QUESTION_WORDS or lower in _REAL_WORDS:
-        return word
+def _typos() -> dict[str, str]:
+    out: dict[str, str] = {}
     for target in _QUESTION_WORDS:
-        # an inflection ("costs", "prices", "priced") is the word itself, not a typo
-        if not lower.startswith(target) and _one_letter_off(lower, target):
-            return target
-    return word
+        for typo in _one_letter_off(target):
+            # an inflection ("costs", "prices", "priced") is the word itself, not a typo
+            if len(typo) >= 4 and not typo.startswith(target) and typo not in _REAL_WORDS:
+                out.setdefault(typo, target)
+    for word in _QUESTION_WORDS:
+        out.pop(word, None)
+    return out
+
+
+_TYPOS = _typos()
 
 
 @lru_cache(maxsize=256)
 def respell(text: str) -> str:
     """``text`` with each question word typed a letter off put right."""
-    return _WORD.sub(lambda m: _respelled_word(m[0]), text)
+    return _WORD.sub(lambda m: _TYPOS.get(m[0].lower(), m[0]), text)
