@@ -122,11 +122,28 @@ def reasked(turn: Turn, before: dict[str, Any]) -> list[str]:
     return out
 
 
+# Every way the offline writer says a look-up found nothing (offline_writer: an unknown
+# model, part or search; a recognised symptom with no listed parts for it).
+_NO_RESULT = re.compile(r"couldn't find|found no listed parts", re.IGNORECASE)
+
+
+def _found_nothing(turn: Turn) -> bool:
+    """The turn's searches and diagnoses all came back empty (or failed), so an answer
+    saying so is the honest one."""
+    outputs = turn.outputs
+    return not turn.tool_errors and all(
+        not (o.get("candidates") or o.get("parts")) for o in outputs if isinstance(o, dict)
+    )
+
+
 def does_the_job(tool: str | None, turn: Turn) -> bool:
-    """The final answer delivers what its tool call was for."""
+    """The final answer delivers what its tool call was for: the parts, or, when the
+    catalog has none, an answer that says it found none."""
     text = turn.text
     if tool in ("search_parts", "diagnose_repair"):
-        return bool(_PS.search(text)) or "couldn't find" in text.lower()
+        if _PS.search(text) or "couldn't find" in text.lower():
+            return True
+        return bool(_NO_RESULT.search(text)) and _found_nothing(turn)
     if tool == "get_part_details":
         return bool(_PS.search(text)) or "couldn't find" in text.lower()
     if tool == "check_compatibility":

@@ -51,6 +51,8 @@ def apply_extraction(
     found: Extraction,
     *,
     replace_symptoms: bool = False,
+    moved_on: bool = False,
+    corrected: bool = False,
     denied: Collection[str] = (),
 ) -> AgentState:
     """The context rules, pure: new model replaces; symptoms accumulate per appliance.
@@ -58,8 +60,13 @@ def apply_extraction(
     The appliance comes from the words, else from a known model. A different appliance
     clears the symptoms gathered for the old one (and a model of the other appliance).
     A correction ("no wait, it just won't drain") replaces the symptoms with the
-    message's own (``replace_symptoms``), and a symptom the message says is not the
-    problem (``denied``: "it's not leaking") leaves them.
+    message's own (``replace_symptoms``); so does a message that says the trouble before
+    is over and tells another (``moved_on``: its symptoms not said before, as the one
+    said again is the one over: "isn't warm anymore, but now it frosts up"); a symptom
+    the message says is not the problem (``denied``: "it's not leaking") leaves them.
+    Of several part numbers in one message the first named is the one in focus ("how
+    much are PS1 and PS2", "the difference between PS1 and PS2"), the last in a
+    correction ("not PS1, sorry, PS2": ``corrected``).
     """
     update = AgentState(
         model_changed_from=None,
@@ -93,18 +100,20 @@ def apply_extraction(
                 model = None
         appliance = new_appliance
 
-    if replace_symptoms and found["symptoms"]:
+    said = found["symptoms"]
+    if moved_on and (fresh := [label for label in said if label not in symptoms]):
+        symptoms, said = [], fresh
+    if replace_symptoms and said:
         symptoms = []
     symptoms = [label for label in symptoms if label not in denied]
-    for label in found["symptoms"]:
+    for label in said:
         if label not in symptoms:
             symptoms.append(label)
 
-    update["part_number"] = (
-        found["part_numbers"][-1] if found["part_numbers"] else state.get("part_number")
-    )
-    if found["part_numbers"]:
-        update["mentioned_part"] = found["part_numbers"][-1]
+    focus = found["part_numbers"][-1 if corrected else 0] if found["part_numbers"] else None
+    update["part_number"] = focus or state.get("part_number")
+    if focus:
+        update["mentioned_part"] = focus
     if found["unknown_part_numbers"] and not found["part_numbers"]:
         update["unknown_part"] = found["unknown_part_numbers"][-1]
 

@@ -19,12 +19,14 @@ from partchat.nlu.dialogue import (
     corrected_compartment,
     corrects,
     lacks_model,
+    moves_on,
     only_gives_a_model,
     resolve_intent,
 )
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
 from partchat.nlu.reading import read
+from partchat.nlu.spelling import respell
 
 _YES = re.compile(
     r"^\s*(yes|yeah|yep|yup|correct|right|exactly|that'?s (it|right|the one|correct)|"
@@ -82,9 +84,20 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             awaited=awaits_reply(messages),
         )
         found = reading.found
-        picked = await _extract_with_confirmation(found, messages, catalog)
+        # the dialogue's word patterns read the message with its question words put right
+        # ("evap fan moter, in stok?"); the reading above had the shopper's own
+        seen = (
+            [*messages[:-1], HumanMessage(respell(last.text))] if messages[-1] is last else messages
+        )
+        picked = await _extract_with_confirmation(found, seen, catalog)
+        correction = corrects(last.text)
         update = apply_extraction(
-            state, found, replace_symptoms=corrects(last.text), denied=reading.denied
+            state,
+            found,
+            replace_symptoms=correction,
+            moved_on=moves_on(last.text),
+            corrected=correction,
+            denied=reading.denied,
         )
         compartment = corrected_compartment(last.text)
         if (
@@ -97,13 +110,14 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             update["symptoms"] = moved_to(compartment, list(update.get("symptoms") or []))
         update["intent"] = resolve_intent(
             reading.intent,
-            messages,
+            seen,
             understanding,
             picked_part=picked,
             names_part=bool(found["part_numbers"]) and not picked,
+            states_symptom=bool(reading.symptom_ids),
         )
         if (
-            lacks_model(last.text)
+            lacks_model(last.text, messages)
             and not update.get("product_model")
             and not (reading.symptom_ids or found["part_numbers"])
         ):

@@ -44,6 +44,13 @@ _BY_PRICE = re.compile(
     r"\b(?:more|most) expensive\b|\bpric(?:ier|iest)\b",
     re.IGNORECASE,
 )
+# "the one in stock", "whichever is available", "the in-stock one" (not "is it in stock?")
+_BY_STOCK = re.compile(
+    r"\b(the|whichever|which ever)\s+((one|part)\s+)?((that'?s|thats|that is|which is|is|you have)\s+)?"
+    r"(in stock|available)\b|\bthe (in[- ]stock|available) (one|part)\b",
+    re.IGNORECASE,
+)
+_IN_STOCK = re.compile(r"·\s*in stock\b", re.IGNORECASE)
 _NAME_WORD = re.compile(r"[a-z]{3,}")
 _GENERIC_WORDS = frozenset(
     [
@@ -247,17 +254,23 @@ def _other(listing: str, focus: str, numbers: re.Pattern[str]) -> str | None:
 def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
     """The part of ``listing`` that ``text`` points at, by price, position or name."""
     items: dict[str, str] = {}  # part number -> the line that names it
+    items_lines: dict[str, str] = {}  # part number -> its whole line
     prices: dict[str, float] = {}
     for line in listing.splitlines():
         bold = _BOLD.findall(line)
         price = _PRICE.search(line)
         for ps in pattern.findall(line):
             items.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
+            items_lines.setdefault(ps, line)
             if price and ps not in prices:
                 prices[ps] = float(price[1].replace(",", ""))
     if not items:
         return None
     numbers = list(items)
+    if _BY_STOCK.search(text):
+        # "the one in stock pls": the only listed part in stock
+        stocked = [ps for ps in numbers if _IN_STOCK.search(items_lines[ps])]
+        return stocked[0] if len(stocked) == 1 else None
     by_price = _BY_PRICE.search(text)
     if by_price and prices:
         # "whichever of the two gaskets is cheaper": among the parts the message names
@@ -347,10 +360,15 @@ def _named(
         return []
     named = [ps for ps, line in items.items() if wanted <= _stems(line)]
     if len(named) > 1:
-        # "the door switch" is the *Door Switch*, not the *Door Light Switch* listed first
+        # "the door switch" is the *Door Switch*, not the *Door Light Switch* listed first;
+        # "the thermostat assembly one" the *Thermostat Assembly*, not the *Defrost
+        # Thermostat*: of the names with the words side by side, the one with the most of
+        # the message's words, generic ones too
         order = [w for w in spelled if w in wanted]
-        exact = [ps for ps in named if _contiguous(order, items[ps])]
-        named = exact + [ps for ps in named if ps not in exact]
+        said = set(spelled)
+        named.sort(
+            key=lambda ps: (not _contiguous(order, items[ps]), -len(said & _stems(items[ps])))
+        )
     return named
 
 

@@ -166,18 +166,31 @@ def names_only_a_part_type(text: str) -> bool:
     return set(part_type_pattern().sub(" ", norm).split()) <= _ONLY_NAME_FILLER
 
 
-# "i don't know the model", "cant find the model number anywhere", "no sticker on it"
+# "i don't know the model", "cant find the model number anywhere", "no sticker on it",
+# "where would the model number be?"
 _LACKS_MODEL = re.compile(
-    r"\b(don'?t|dont|do not|can'?t|cant|cannot|couldn'?t|no idea|not sure)\b[^.?!]{0,30}"
+    r"\b(don'?t|dont|do not|can'?t|cant|cannot|couldn'?t|no idea|not sure|where)\b[^.?!]{0,30}"
     r"\b(model|sticker|tag)\b|\bno (model|sticker|tag)\b",
     re.IGNORECASE,
 )
+# The same said of "it" right after the assistant asked for the model number: "not sure
+# where to find that", "no idea where that is", "where do i look?"
+_LACKS_IT = re.compile(
+    r"\b(don'?t|dont|do not|can'?t|cant|cannot|couldn'?t|no idea|not sure)\b[^.?!]{0,20}"
+    r"\b(find|see|know|where)\b|^\W*where\b[^.?!]{0,25}\b(find|look|is it|would it be)\b",
+    re.IGNORECASE,
+)
+_ASKED_MODEL = re.compile(r"\*\*model number\*\*[^\n]*\?", re.IGNORECASE)
 NO_MODEL = "no_model"
 
 
-def lacks_model(text: str) -> bool:
-    """The shopper says they do not have the model number (and gives none)."""
-    return _LACKS_MODEL.search(text) is not None and "modelnum" not in normalize(text).split()
+def lacks_model(text: str, messages: Sequence[BaseMessage] = ()) -> bool:
+    """The shopper says they do not have the model number (and gives none); with the
+    conversation, also of "it" when the answer before asked for the model number."""
+    says = _LACKS_MODEL.search(text) is not None or (
+        _LACKS_IT.search(text) is not None and bool(_ASKED_MODEL.search(_previous_answer(messages)))
+    )
+    return says and "modelnum" not in normalize(text).split()
 
 
 # Thanks or praise that opens a message ("ok great,", "thanks so much!") and a question
@@ -297,8 +310,10 @@ def resolve_intent(
     *,
     picked_part: bool,
     names_part: bool = False,
+    states_symptom: bool = True,
 ) -> str:
-    """The intent a turn acts on: its own, or for an answer the job it continues."""
+    """The intent a turn acts on: its own, or for an answer the job it continues
+    (``states_symptom``: the reading found a symptom in the message)."""
     if not messages or not isinstance(messages[-1], HumanMessage):
         return intent
     text = messages[-1].text
@@ -326,7 +341,13 @@ def resolve_intent(
         pending = pending_job(messages, understanding)
         if pending in ("compat", "install"):
             return pending
-    if elliptical and (intent in ("details", ANSWER) or (names_part and not explicit)):
+    if (
+        elliptical
+        and (intent in ("details", ANSWER) or (names_part and not explicit))
+        and (names_part or picked_part or "modelnum" in normalize(text).split())
+    ):
+        # "and PS3406971?", "what about WDF520PADM7": the job before, for the new part or
+        # model ("and is it in stock" names nothing new: its own question)
         pending = previous_job(messages, understanding)
         if pending in ("compat", "install", "details"):
             return pending
@@ -364,9 +385,14 @@ def resolve_intent(
             return resolve_intent(
                 asked, messages, understanding, picked_part=picked_part, names_part=names_part
             )
-    if intent in ("search", "details") and not names_part and only_gives_a_model(text):
-        # a model given with a few words the classifier takes for a request: the job
-        # before, now for that model
+    if (
+        (intent in ("search", "details") or (intent == "diagnose" and not states_symptom))
+        and not names_part
+        and only_gives_a_model(text)
+    ):
+        # a model given with a few words the classifier takes for a request or a problem
+        # it finds no symptom in ("hang on let me look... 10641014104"): the job before,
+        # now for that model
         pending = previous_job(messages, understanding)
         if pending is not None:
             return pending
@@ -424,6 +450,29 @@ _NOT_THAT = re.compile(r"\bnot (the |my )?(freezer|fridge|refrigerator|fresh foo
 def corrects(text: str) -> bool:
     """The message corrects what the shopper said before rather than adding to it."""
     return _CORRECTION.search(text) is not None and _ADDS.search(text) is None
+
+
+# "it isn't warm anymore, that's sorted, but now …", "drains fine now, I cleaned the
+# filter. but now it grinds": the trouble told before is over, and a new one follows.
+# ("doesn't fill anymore" states a trouble: a symptom said to be gone is a denial,
+# `denials.py`.)
+_OVER = re.compile(
+    r"\b(sorted|fixed|solved|resolved|sorted out|fine now|ok(ay)? now|good now|"
+    r"works? (fine |ok |okay )?now|working (again|now|fine)|went away|gone now)\b",
+    re.IGNORECASE,
+)
+_THEN_NEW = re.compile(r"\b(but|now|however|though|except|only)\b", re.IGNORECASE)
+
+
+def moves_on(text: str) -> bool:
+    """The message says the trouble told before is over and tells another one after it
+    (its symptoms take the place of the session's; "also" or "too" add instead)."""
+    over = _OVER.search(text)
+    return (
+        over is not None
+        and _THEN_NEW.search(text, over.end()) is not None
+        and _ADDS.search(text) is None
+    )
 
 
 def corrected_compartment(text: str) -> str | None:

@@ -192,9 +192,32 @@ def test_a_whole_symptom_stands_for_its_parts() -> None:
 
 
 def test_a_part_number_replaces_the_part_and_is_marked_as_mentioned() -> None:
+    # "how much are PS2 and PS3", "the difference between PS2 and PS3": the first named
     out = apply_extraction(state(part_number="PS1"), found(parts=["PS2", "PS3"]))
+    assert out["part_number"] == "PS2"
+    assert out["mentioned_part"] == "PS2"
+    # "not PS2, sorry, PS3": a correction's last
+    out = apply_extraction(state(part_number="PS1"), found(parts=["PS2", "PS3"]), corrected=True)
     assert out["part_number"] == "PS3"
     assert out["mentioned_part"] == "PS3"
+
+
+def test_a_trouble_said_to_be_over_gives_way_to_the_new_one() -> None:
+    # "it isn't warm anymore, that's sorted, but now there's frost": the symptom said
+    # again is the one over; the new one takes the session's place
+    before = state(appliance_type="refrigerator", symptoms=["Fridge too warm", "Noisy"])
+    said = found(symptoms=["Fridge too warm", "Frost buildup"], appliance="refrigerator")
+    out = apply_extraction(before, said, moved_on=True)
+    assert out["symptoms"] == ["Frost buildup"]
+    # nothing new said: the session's symptoms stay
+    out = apply_extraction(before, found(symptoms=["Noisy"]), moved_on=True)
+    assert out["symptoms"] == ["Fridge too warm", "Noisy"]
+    # not moving on: they accumulate
+    assert apply_extraction(before, said)["symptoms"] == [
+        "Fridge too warm",
+        "Noisy",
+        "Frost buildup",
+    ]
 
 
 def test_no_part_keeps_the_context_part() -> None:
@@ -497,3 +520,26 @@ def test_change_it_and_interjections_around_a_listed_name() -> None:
     # one part's answer (a fit check) is not a list: "price?" is about the context's part
     fit = AIMessage("Yes! The **Lower Spray Arm** (PS11770610) fits your **004621710A**.")
     assert referenced_part(convo("price?", fit)) is None
+
+
+def test_the_one_in_stock_is_the_only_listed_part_in_stock() -> None:
+    arms = AIMessage(
+        "1. **SPRAY ARM** (PS8703130) · $63.03 · In Stock\n"
+        "2. **SPRAY ARM** (PS8715035) · $21.55 · Special Order"
+    )
+    for text in ("the one in stock pls, price?", "whichever is available", "the in-stock one"):
+        assert referenced_part(convo(text, arms)) == "PS8703130", text
+    both = AIMessage(arms.text.replace("Special Order", "In Stock"))
+    assert referenced_part(convo("the one in stock", both)) is None  # not one part
+    assert referenced_part(convo("is it in stock?", arms)) is None  # a question, no pick
+
+
+def test_of_names_that_all_fit_the_one_with_most_of_the_words_is_picked() -> None:
+    thermostats = AIMessage(
+        "1. **Bi-Metal Defrost Thermostat** (PS11750673) · $33.95 · In Stock\n"
+        "2. **Thermostat Assembly** (PS11739232) · $62.67 · In Stock"
+    )
+    assert referenced_part(convo("the thermostat assembly one, how much", thermostats)) == (
+        "PS11739232"
+    )
+    assert referenced_part(convo("the thermostat one, how much", thermostats)) == "PS11750673"

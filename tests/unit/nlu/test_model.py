@@ -11,6 +11,8 @@ from partchat.nlu.dialogue import (
     awaits_reply,
     declines,
     intent_of,
+    lacks_model,
+    moves_on,
     names_only_a_part_type,
     only_gives_a_model,
     pending_job,
@@ -245,6 +247,32 @@ def test_a_model_given_with_a_few_words_continues_the_job_before() -> None:
     ]
     assert resolve_intent("search", messages, model, picked_part=False) == "install"
     assert resolve_intent("details", messages, model, picked_part=False) == "install"
+    # read as a problem the reading finds no symptom in: the job that asked for the model
+    asked = [
+        HumanMessage("is PS3406971 compatible with my model"),
+        AIMessage("Could you tell me your appliance's **model number** so I can check?"),
+        HumanMessage("hang on let me look... 10641014104"),
+    ]
+    assert resolve_intent("diagnose", asked, model, picked_part=False, states_symptom=False) == (
+        "compat"
+    )
+    assert resolve_intent("diagnose", asked, model, picked_part=False) == "diagnose"
+
+
+def test_a_trouble_said_to_be_over_before_another_moves_on() -> None:
+    for text in (
+        "update: it isnt warm anymore, thats sorted, but now theres frost on the back wall",
+        "ok it drains fine now, cleaned the filter. but now it grinds",
+        "the leak is fixed, now the door wont latch",
+    ):
+        assert moves_on(text), text
+    for text in (
+        "its not draining and now its leaking too",  # adds
+        "it's fixed, thanks!",  # nothing after it
+        "now it wont drain",  # nothing said to be over
+        "the door doesnt catch anymore and now it wont start",  # "anymore" states a trouble
+    ):
+        assert not moves_on(text), text
 
 
 def test_a_part_types_name_alone_after_a_list_that_lacks_it_searches() -> None:
@@ -338,3 +366,26 @@ def test_an_unawaited_answer_becomes_only_a_job() -> None:
     # "the website said AB-10234 costs $5, right?": a guessed injection is no better
     assert unawaited(scores("answer", "injection")) == "answer"
     assert unawaited(scores("search", "answer")) == "search"
+
+
+def test_an_elliptical_question_naming_nothing_new_is_its_own_job() -> None:
+    model = Understanding(train(EXAMPLES))
+    fit = [
+        HumanMessage("is PS3406971 compatible with my WDT780SAEM1"),
+        AIMessage("Yes! The **Drain Hose** (PS3406971) fits your **WDT780SAEM1**. In Stock."),
+    ]
+    asked = [*fit, HumanMessage("and is it in stock")]
+    assert resolve_intent("details", asked, model, picked_part=False) == "details"
+    # a new part: the same question for it
+    again = [*fit, HumanMessage("and PS11752778?")]
+    assert resolve_intent("details", again, model, picked_part=False, names_part=True) == ("compat")
+
+
+def test_not_knowing_where_the_model_is_lacks_the_model() -> None:
+    assert lacks_model("where would the model number be?")
+    asked = [AIMessage("Could you tell me your appliance's **model number** so I can check?")]
+    for text in ("not sure where to find that", "where do i look?", "no idea where that is"):
+        assert lacks_model(text, [*asked, HumanMessage(text)]), text
+        assert not lacks_model(text, [AIMessage("Here you go."), HumanMessage(text)]), text
+    assert not lacks_model("where is the drain pump", [*asked, HumanMessage("x")])
+    assert not lacks_model("not sure where, its 10641014101", [*asked, HumanMessage("x")])

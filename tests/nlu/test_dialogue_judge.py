@@ -1,0 +1,51 @@
+"""The dialogue judge's "final answer does the job": an empty look-up said honestly counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from partchat.agent.offline_writer import write_diagnosis, write_search
+from tests.support.agent_driver import Turn
+from tests.support.dialogues import does_the_job
+
+
+def _turn(tool: str, result: dict[str, Any], text: str) -> Turn:
+    events: list[dict[str, Any]] = [
+        {"type": "tool-input-available", "toolName": tool, "input": {}},
+        {"type": "tool-output-available", "toolName": tool, "output": result},
+        {"type": "text-delta", "delta": text},
+    ]
+    return Turn(user="", events=events)
+
+
+def _diagnosis(candidates: list[dict[str, Any]], model: str | None) -> dict[str, Any]:
+    return {
+        "ok": True,
+        "appliance": "dishwasher",
+        "model": model,
+        "symptoms": ["Will not fill with water"],
+        "candidates": candidates,
+        "guides": [{"partTypes": ["Water Inlet Valve"], "videoUrl": None}],
+    }
+
+
+def test_every_empty_result_the_writer_can_write_does_the_job() -> None:
+    for model in ("14693", None):
+        result = _diagnosis([], model)
+        turn = _turn("diagnose_repair", result, write_diagnosis(result))
+        assert does_the_job("diagnose_repair", turn), turn.text
+    result = {"ok": True, "query": "gizmo", "model": "14693", "parts": []}
+    assert does_the_job("search_parts", _turn("search_parts", result, write_search(result)))
+
+
+def test_saying_none_when_the_tool_found_some_does_not() -> None:
+    card = {"part": {"partNumber": "PS1", "name": "Valve"}, "reason": "listed"}
+    result = _diagnosis([card], "14693")
+    text = "I recognise *Will not fill with water* on your dishwasher, but I found no listed parts."
+    assert not does_the_job("diagnose_repair", _turn("diagnose_repair", result, text))
+
+
+def test_a_question_instead_of_parts_does_not() -> None:
+    result = _diagnosis([], "14693")
+    text = "What exactly is your dishwasher doing?"
+    assert not does_the_job("diagnose_repair", _turn("diagnose_repair", result, text))
