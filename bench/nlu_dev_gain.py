@@ -59,17 +59,20 @@ def half_of(item_id: str, halves: str) -> int | None:
     return next((h for h, names in enumerate(FAMILIES) if m.group(1) in names), None)
 
 
-def with_half(learnt: corpus.TrainingSet, half: int, halves: str) -> corpus.TrainingSet:
-    """Train, plus the dev items of ``half``."""
+def with_half(
+    learnt: corpus.TrainingSet, half: int, halves: str, *, dev_turns: bool = True
+) -> corpus.TrainingSet:
+    """Train, plus the dev items of ``half`` (without its dialogue turns: ``dev_turns``
+    False)."""
 
-    def keep(item_id: str) -> bool:
-        return corpus.split_of(item_id.split("#", 1)[0]) == "train" or (
-            half_of(item_id, halves) == half
-        )
+    def keep(item_id: str, turn: bool = False) -> bool:
+        if corpus.split_of(item_id.split("#", 1)[0]) == "train":
+            return True
+        return half_of(item_id, halves) == half and (dev_turns or not turn)
 
     return corpus.TrainingSet(
         messages=[m for m in learnt.messages if keep(m["id"])],
-        turns=[(i, t) for i, t in learnt.turns if keep(i)],
+        turns=[(i, t) for i, t in learnt.turns if keep(i, turn=True)],
     )
 
 
@@ -94,14 +97,16 @@ def _add(total: Report, r: Report) -> None:
         setattr(total, name, getattr(total, name) + getattr(r, name))
 
 
-async def run(db: Path, halves: str) -> dict[str, Any]:
+async def run(db: Path, halves: str, dev_turns: bool = True) -> dict[str, Any]:
     conn = sqlite3.connect(db)
     try:
         learnt = corpus.training_set(corpus.LEARNT)
         fitted = {
             "train": train(nlu_store.examples_of(conn, with_half(learnt, -1, halves))),
             **{
-                f"plus{h}": train(nlu_store.examples_of(conn, with_half(learnt, h, halves)))
+                f"plus{h}": train(
+                    nlu_store.examples_of(conn, with_half(learnt, h, halves, dev_turns=dev_turns))
+                )
                 for h in (0, 1)
             },
         }
@@ -150,8 +155,13 @@ def main() -> int:
     p.add_argument("--catalog", type=Path, required=True, help="a built catalog.db")
     p.add_argument("--halves", choices=("families", "runs"), default="families")
     p.add_argument("--failed", action="store_true", help="list the dialogues each model fails")
+    p.add_argument(
+        "--no-dev-turns",
+        action="store_true",
+        help="the other half adds its messages only, not its dialogue turns",
+    )
     ns = p.parse_args()
-    for name, f in asyncio.run(run(ns.catalog, ns.halves)).items():
+    for name, f in asyncio.run(run(ns.catalog, ns.halves, not ns.no_dev_turns)).items():
         print(
             f"{ns.halves}: learnt from {name}: {f['messages']} messages, intent "
             f"{f['intent_accuracy']:.1%} (the classifier alone {f['classifier_intent']:.1%}), "
