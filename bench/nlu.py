@@ -99,19 +99,32 @@ def model_for(split: corpus.Split, db: Path) -> tuple[Understanding, str]:
     return nlu_store.fit_train_only(db), TRAIN_ONLY
 
 
+def selected(
+    items: list[corpus.Labelled],
+    dialogues: list[corpus.Dialogue],
+    *,
+    smoke: bool = False,
+    prefix: str | None = None,
+) -> tuple[list[corpus.Labelled], list[corpus.Dialogue]]:
+    """The items a run reads: a few for a smoke run, those of one id prefix (a family of
+    blind probes, ``dv-fq``) when asked."""
+    if smoke:
+        items, dialogues = items[:20], dialogues[:3]
+    if prefix is not None:
+        items = [m for m in items if m["id"].startswith(prefix)]
+        dialogues = [d for d in dialogues if d["id"].startswith(prefix)]
+    return items, dialogues
+
+
 async def run(
     split: corpus.Split, smoke: bool, db: Path, prefix: str | None = None
 ) -> dict[str, Any]:
     understanding, model = model_for(split, db)
     catalog = await Catalog.open(db)
     try:
-        items = corpus.messages(split)
-        dialogues = corpus.dialogues(split)
-        if smoke:
-            items, dialogues = items[:20], dialogues[:3]
-        if prefix is not None:
-            items = [m for m in items if m["id"].startswith(prefix)]
-            dialogues = [d for d in dialogues if d["id"].startswith(prefix)]
+        items, dialogues = selected(
+            corpus.messages(split), corpus.dialogues(split), smoke=smoke, prefix=prefix
+        )
         report = await evaluate(items, catalog, understanding)
         graph = build_graph(OfflineChatModel(), Toolbox.load(catalog), catalog, understanding)
         labels = {s["id"]: s["label"] for s in await catalog.symptoms()}
