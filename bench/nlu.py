@@ -3,6 +3,7 @@
     .venv/bin/python bench/nlu.py                  # test split; writes bench/results/nlu-<date>.{md,json}
     .venv/bin/python bench/nlu.py --split dev      # the split to tune on (a train-only model)
     .venv/bin/python bench/nlu.py --smoke --json   # a few items (the test suite's smoke run)
+    .venv/bin/python bench/nlu.py --split dev --prefix dv-fq   # one family of blind probes
 
 Reports intent accuracy, symptom F1, number (part/model) accuracy, appliance accuracy,
 dialogue success, re-asked questions and ungrounded answers, and the time of extraction
@@ -98,14 +99,32 @@ def model_for(split: corpus.Split, db: Path) -> tuple[Understanding, str]:
     return nlu_store.fit_train_only(db), TRAIN_ONLY
 
 
-async def run(split: corpus.Split, smoke: bool, db: Path) -> dict[str, Any]:
+def selected(
+    items: list[corpus.Labelled],
+    dialogues: list[corpus.Dialogue],
+    *,
+    smoke: bool = False,
+    prefix: str | None = None,
+) -> tuple[list[corpus.Labelled], list[corpus.Dialogue]]:
+    """The items a run reads: a few for a smoke run, those of one id prefix (a family of
+    blind probes, ``dv-fq``) when asked."""
+    if smoke:
+        items, dialogues = items[:20], dialogues[:3]
+    if prefix is not None:
+        items = [m for m in items if m["id"].startswith(prefix)]
+        dialogues = [d for d in dialogues if d["id"].startswith(prefix)]
+    return items, dialogues
+
+
+async def run(
+    split: corpus.Split, smoke: bool, db: Path, prefix: str | None = None
+) -> dict[str, Any]:
     understanding, model = model_for(split, db)
     catalog = await Catalog.open(db)
     try:
-        items = corpus.messages(split)
-        dialogues = corpus.dialogues(split)
-        if smoke:
-            items, dialogues = items[:20], dialogues[:3]
+        items, dialogues = selected(
+            corpus.messages(split), corpus.dialogues(split), smoke=smoke, prefix=prefix
+        )
         report = await evaluate(items, catalog, understanding)
         graph = build_graph(OfflineChatModel(), Toolbox.load(catalog), catalog, understanding)
         labels = {s["id"]: s["label"] for s in await catalog.symptoms()}
@@ -168,7 +187,10 @@ def main() -> int:
     p.add_argument("--smoke", action="store_true")
     p.add_argument("--json", action="store_true")
     p.add_argument("--catalog", type=Path, help="a built catalog.db (default: build one)")
+    p.add_argument("--prefix", help="only the items whose id starts so (dev: a probe family)")
     ns = p.parse_args()
+    if ns.prefix is not None and ns.split == "test":
+        p.error("--prefix reads one family of dev or train; the test split is scored whole")
     with tempfile.TemporaryDirectory() as tmp:
         db = ns.catalog
         if db is None:
@@ -177,12 +199,12 @@ def main() -> int:
                 nlu_store.TRAIN_ONLY_EXTENSION if ns.split == "dev" else nlu_store.CATALOG_EXTENSION
             )
             build_catalog(None, db, extension=extension)
-        figures = asyncio.run(run(ns.split, ns.smoke, db))
+        figures = asyncio.run(run(ns.split, ns.smoke, db, ns.prefix))
     if ns.json:
         print(json.dumps(figures))
     else:
         print(markdown(figures))
-    if not ns.smoke and ns.split == "test":
+    if not ns.smoke and ns.split == "test" and ns.prefix is None:
         stem = ROOT / "bench" / "results" / f"nlu-{dt.date.today().isoformat()}"
         stem.with_suffix(".md").write_text(markdown(figures))
         stem.with_suffix(".json").write_text(json.dumps(figures, indent=1) + "\n")

@@ -73,3 +73,13 @@ def test_a_catalog_built_to_score_dev_holds_a_model_of_train_alone(
     assert len(learnt) == 1  # loaded, not fitted again
     assert not {m["text"] for m in DEV} & learnt[0]
     assert nlu_store.TRAIN_ONLY_EXTENSION.digest() != nlu_store.CATALOG_EXTENSION.digest()
+
+
+def test_a_prefix_reads_one_family_of_probes() -> None:
+    items = [{**TRAIN[0], "id": i} for i in ("dv-fq-001", "dv-fm-001", "dv-fq-002")]
+    dialogues = [{"id": i, "turns": []} for i in ("dv-fq-01", "dv-fp-01")]
+    got, turns = nlu_bench.selected(items, dialogues, prefix="dv-fq")
+    assert [m["id"] for m in got] == ["dv-fq-001", "dv-fq-002"]
+    assert [d["id"] for d in turns] == ["dv-fq-01"]
+    got, turns = nlu_bench.selected(items, dialogues)
+    assert len(got) == 3 and len(turns) == 2
