@@ -5,7 +5,7 @@ Only a missing, doubled or swapped letter counts: a letter replaced often makes 
 real word ("stuck", "stick" are not "stock"). The classifier needs none of this (its
 character n-grams see "stok" near "stock"); the rules that pick a listed part or say
 what job a follow-up continues match whole words. Every such typo of every question word
-is spelt out once, at import (a few thousand strings), so a message costs one dictionary
+is spelt out once, on first use (a few thousand strings), so a message costs one dictionary
 look-up a word.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import string
-from functools import lru_cache
+from functools import cache, lru_cache
 
 _QUESTION_WORDS = (
     "price",
@@ -41,6 +41,7 @@ def _one_letter_off(word: str) -> set[str]:
     return missing | swapped | extra
 
 
+@cache
 def _typos() -> dict[str, str]:
     out: dict[str, str] = {}
     for target in _QUESTION_WORDS:
@@ -53,10 +54,8 @@ def _typos() -> dict[str, str]:
     return out
 
 
-_TYPOS = _typos()
-
-
 @lru_cache(maxsize=256)
 def respell(text: str) -> str:
     """``text`` with each question word typed a letter off put right."""
-    return _WORD.sub(lambda m: _TYPOS.get(m[0].lower(), m[0]), text)
+    typos = _typos()
+    return _WORD.sub(lambda m: typos.get(m[0].lower(), m[0]), text)
