@@ -15,6 +15,9 @@ from tests.support.pg import PostgresServer
 from tests.support.redis_server import RedisServer
 from tests.support.servers import ServerProcess, prepare_data_dir
 
+# the hand-made NLU corpus and its catalog (nlu_root, nlu_db, learnt)
+pytest_plugins = ["tests.support.nlu_corpus"]
+
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
 

@@ -77,7 +77,8 @@ def write(path: Path, rows: list[dict]) -> None:  # type: ignore[type-arg]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
-def make_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture
+def nlu_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The hand-made corpus, also as the default root (``corpus.data_root``)."""
     data = tmp_path / "nlu"
     data.mkdir()
@@ -91,7 +92,8 @@ def make_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return data
 
 
-def make_db(tmp_path: Path) -> Path:
+@pytest.fixture
+def nlu_db(tmp_path: Path) -> Path:
     """A catalog with two symptoms and room for the model."""
     path = tmp_path / "catalog.db"
     conn = sqlite3.connect(path)
@@ -111,7 +113,8 @@ def make_db(tmp_path: Path) -> Path:
     return path
 
 
-def record_training(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
+@pytest.fixture
+def learnt(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
     """The texts of each model trained from here on."""
     seen: list[set[str]] = []
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import pytest
-
 from bench import nlu as nlu_bench
 from partchat.nlu import store as nlu_store
 from tests.support.nlu_corpus import (
@@ -15,35 +13,17 @@ from tests.support.nlu_corpus import (
     DEV_NEW,
     DEV_TURN_NEW,
     TRAIN,
-    make_db,
-    make_root,
-    record_training,
 )
 
 
-@pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return make_root(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return make_db(tmp_path)
-
-
-@pytest.fixture
-def learnt(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
-    return record_training(monkeypatch)
-
-
 def test_the_test_split_is_scored_with_the_shipped_model(
-    root: Path, db: Path, learnt: list[set[str]]
+    nlu_root: Path, nlu_db: Path, learnt: list[set[str]]
 ) -> None:
-    conn = sqlite3.connect(db)
+    conn = sqlite3.connect(nlu_db)
     nlu_store.insert_model(conn)
     conn.commit()
     conn.close()
-    shipped, name = nlu_bench.model_for("test", db)
+    shipped, name = nlu_bench.model_for("test", nlu_db)
     assert name == nlu_bench.SHIPPED
     assert shipped.score(DEV_NEW).intent == "diagnose"
     assert len(learnt) == 1  # the stored model, not fitted again
@@ -51,9 +31,9 @@ def test_the_test_split_is_scored_with_the_shipped_model(
 
 
 def test_dev_is_scored_with_a_model_of_train_alone(
-    root: Path, db: Path, learnt: list[set[str]]
+    nlu_root: Path, nlu_db: Path, learnt: list[set[str]]
 ) -> None:
-    model, name = nlu_bench.model_for("dev", db)
+    model, name = nlu_bench.model_for("dev", nlu_db)
     assert name == nlu_bench.TRAIN_ONLY
     (texts,) = learnt
     assert {m["text"] for m in TRAIN} <= texts
@@ -62,14 +42,14 @@ def test_dev_is_scored_with_a_model_of_train_alone(
 
 
 def test_a_catalog_built_to_score_dev_holds_a_model_of_train_alone(
-    root: Path, db: Path, learnt: list[set[str]]
+    nlu_root: Path, nlu_db: Path, learnt: list[set[str]]
 ) -> None:
-    conn = sqlite3.connect(db)
+    conn = sqlite3.connect(nlu_db)
     nlu_store.TRAIN_ONLY_EXTENSION.insert(conn)
     conn.commit()
     conn.close()
-    assert nlu_store.learnt_by(db) == ["train"]
-    assert nlu_bench.model_for("dev", db)[1] == nlu_bench.TRAIN_ONLY
+    assert nlu_store.learnt_by(nlu_db) == ["train"]
+    assert nlu_bench.model_for("dev", nlu_db)[1] == nlu_bench.TRAIN_ONLY
     assert len(learnt) == 1  # loaded, not fitted again
     assert not {m["text"] for m in DEV} & learnt[0]
     assert nlu_store.TRAIN_ONLY_EXTENSION.digest() != nlu_store.CATALOG_EXTENSION.digest()
