@@ -317,6 +317,7 @@ def resolve_intent(
     if not messages or not isinstance(messages[-1], HumanMessage):
         return intent
     text = messages[-1].text
+    words = normalize(text).split()
     if declines(text) and not picked_part:
         return DECLINE
     if bare(text):
@@ -344,7 +345,7 @@ def resolve_intent(
     if (
         elliptical
         and (intent in ("details", ANSWER) or (names_part and not explicit))
-        and (names_part or picked_part or "modelnum" in normalize(text).split())
+        and (names_part or picked_part or "modelnum" in words)
     ):
         # "and PS3406971?", "what about WDF520PADM7": the job before, for the new part or
         # model ("and is it in stock" names nothing new: its own question)
@@ -357,7 +358,7 @@ def resolve_intent(
         intent in _PICKING
         or intent in ("orders", "out_of_scope")
         or (intent == "injection" and rule_intent(text) != "injection")
-        or (intent == "compat" and "modelnum" not in normalize(text).split())
+        or (intent == "compat" and "modelnum" not in words)
     ):
         # "the second one", "damper control" after a list: that part, for the job the
         # message or the conversation names if it is about one part, else its details.
@@ -400,7 +401,7 @@ def resolve_intent(
         intent == "search"
         and not names_part
         and _FIT_WORDS.search(text)
-        and "modelnum" in normalize(text).split()
+        and "modelnum" in words
         and not part_type_named(text)
     ):
         # "and same part for my other fridge, 2533111330A?": no part type of its own to
@@ -408,7 +409,6 @@ def resolve_intent(
         return "compat"
     if not is_answer(intent, text):
         return intent
-    words = normalize(text).split()
     if (
         intent == ANSWER
         and not names_part
