@@ -15,7 +15,9 @@ units use as few statements as they can. A turn's begin and its finish are one s
 each: an INSERT into ``turn_starts`` / ``turn_answers`` (schema version 5) that selects
 its row only when the write may go ahead, whose AFTER INSERT trigger writes the other
 tables and deletes the row, and whose ``RETURNING`` clause reports the session's version
-before the write; a refused begin (a duplicate, a turn running elsewhere) is looked into
+before the write. Begins (and finishes) that wait while the connection is busy go as
+one multi-row statement, one row per session (group commit, :mod:`~partchat.store.sqlite.batch`):
+each row keeps its own checks and its caller its own answer; a refused begin (a duplicate, a turn running elsewhere) is looked into
 by a unit of its own. The session version after a write is derived from the version
 before it (the version triggers add exactly one per written row, see ``MIGRATIONS`` in
 :mod:`~partchat.store.sqlite.schema`) rather than read again.

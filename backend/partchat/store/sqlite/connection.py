@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar, cast
@@ -32,7 +32,7 @@ def dumps(value: object) -> str:
 # --------------------------------------------------------------------------- errors
 
 
-def _is_storage_failure(exc: BaseException) -> bool:
+def is_storage_failure(exc: BaseException) -> bool:
     """sqlite could not do the work (as opposed to a bug or a constraint violation)."""
     if isinstance(exc, sqlite3.OperationalError):
         return True
@@ -55,6 +55,16 @@ def _unavailable(exc: BaseException) -> StorageUnavailable:
     else:
         message = "storage unavailable"
     return StorageUnavailable(message)
+
+
+def as_store_error(exc: sqlite3.Error) -> Exception:
+    """What a unit raises for ``exc``: :class:`StorageUnavailable` when sqlite could not
+    do the work, else ``exc`` itself (a constraint, a bug)."""
+    if not is_storage_failure(exc):
+        return exc
+    error = _unavailable(exc)
+    error.__cause__ = exc
+    return error
 
 
 def _consume_exception(task: asyncio.Future[Any]) -> None:
@@ -204,9 +214,17 @@ class SqliteConnection:
             try:
                 return await work(self._connection())
             except sqlite3.Error as exc:
-                if _is_storage_failure(exc):
+                if is_storage_failure(exc):
                     raise _unavailable(exc) from exc
                 raise
+
+    @contextlib.asynccontextmanager
+    async def unit(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection, alone, for a unit that runs on a task of its own (one its
+        callers do not cancel), such as a :class:`~partchat.store.sqlite.batch.RowBatcher`
+        flush: nothing else's statements run in between."""
+        async with self._lock:
+            yield self._connection()
 
     async def _fetch_all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         async def fetch(conn: aiosqlite.Connection) -> list[Any]:
@@ -255,6 +273,6 @@ class SqliteConnection:
                 raise
             return result
         except sqlite3.Error as exc:
-            if _is_storage_failure(exc):
+            if is_storage_failure(exc):
                 raise _unavailable(exc) from exc
             raise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import cache, cached_property
 from typing import Any, Literal
 
 import aiosqlite
@@ -28,6 +29,7 @@ from partchat.store.records import (
     turn_from_row,
     version_after,
 )
+from partchat.store.sqlite.batch import RowBatcher, values_rows
 from partchat.store.sqlite.connection import (
     SqliteConnection,
     dumps,
@@ -39,23 +41,31 @@ _INSERT_MESSAGE = (
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?))"
 )
-# begin_turn: the request, selected only when the session exists (at the version required,
+# begin_turn: each request, selected only when its session exists (at the version required,
 # if one is), has no turn under this client message id and (with an owner) no turn running
-# under another owner; RETURNING
-# gives the session's version before the unit (turn_starts' trigger writes the rest).
-_START = (
-    "INSERT INTO turn_starts (turn_id, session_id, client_message_id, owner, started_at,"
-    " seq_reserved, message_id, text)"
-    " SELECT :turn, s.id, :client, :owner, :now, :reserved, :message, :text"
-    " FROM sessions s WHERE s.id = :session"
-    " AND (:only_at IS NULL OR s.version = :only_at)"
-    " AND NOT EXISTS (SELECT 1 FROM turns t"
-    "  WHERE t.session_id = s.id AND t.client_message_id = :client)"
-    " AND (:owner IS NULL OR NOT EXISTS (SELECT 1 FROM turns r"
-    "  WHERE r.session_id = s.id AND r.status = 'running'"
-    "  AND r.owner IS NOT NULL AND r.owner != :owner))"
-    " RETURNING (SELECT version FROM sessions WHERE id = turn_starts.session_id)"
-)
+# under another owner; RETURNING gives the turn and its session's version before the unit
+# (turn_starts' trigger writes the rest). ``rows`` requests at once (``RowBatcher``).
+_START_ROW = "turn, session, client, owner, now, reserved, message, text, only_at"
+
+
+@cache
+def _starts(rows: int) -> str:
+    return (
+        f"WITH v({_START_ROW}) AS (VALUES {values_rows(9, rows)})"
+        " INSERT INTO turn_starts (turn_id, session_id, client_message_id, owner, started_at,"
+        " seq_reserved, message_id, text)"
+        " SELECT v.turn, s.id, v.client, v.owner, v.now, v.reserved, v.message, v.text"
+        " FROM v JOIN sessions s ON s.id = v.session"
+        " WHERE (v.only_at IS NULL OR s.version = v.only_at)"
+        " AND NOT EXISTS (SELECT 1 FROM turns t"
+        "  WHERE t.session_id = s.id AND t.client_message_id = v.client)"
+        " AND (v.owner IS NULL OR NOT EXISTS (SELECT 1 FROM turns r"
+        "  WHERE r.session_id = s.id AND r.status = 'running'"
+        "  AND r.owner IS NOT NULL AND r.owner != v.owner))"
+        " RETURNING turn_id, (SELECT version FROM sessions WHERE id = turn_starts.session_id)"
+    )
+
+
 # why a start was refused: the session's version, the turn already stored under this
 # client message id, a turn running under another owner
 _START_REFUSED = (
@@ -66,16 +76,31 @@ _START_REFUSED = (
     "  ORDER BY r.started_at DESC, r.rowid DESC LIMIT 1)"
     " FROM sessions WHERE id = ?"
 )
-# finish_turn: the request, selected only while the turn is running; RETURNING gives its
-# session and that session's version before the unit (turn_answers' trigger writes it all).
-_ANSWER = (
-    "INSERT INTO turn_answers (turn_id, session_id, status, finish_reason, ended_at, timings,"
-    " model, first_token_ms, message_id, text, message_status, tool_outputs, context,"
-    " last_seq, tool_calls)"
-    " SELECT t.id, t.session_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
-    " FROM turns t WHERE t.id = ? AND t.status = 'running'"
-    " RETURNING session_id, (SELECT version FROM sessions WHERE id = turn_answers.session_id)"
+# finish_turn: each request, selected only while its turn is running; RETURNING gives the
+# turn, its session and that session's version before the unit (turn_answers' trigger
+# writes it all). ``rows`` requests at once (``RowBatcher``).
+_ANSWER_ROW = (
+    "turn, status, reason, ended, timings, model, first_token, message, text,"
+    " message_status, tool_outputs, context, last_seq, tool_calls"
 )
+
+
+@cache
+def _answers(rows: int) -> str:
+    return (
+        f"WITH v({_ANSWER_ROW}) AS (VALUES {values_rows(14, rows)})"
+        " INSERT INTO turn_answers (turn_id, session_id, status, finish_reason, ended_at,"
+        " timings, model, first_token_ms, message_id, text, message_status, tool_outputs,"
+        " context, last_seq, tool_calls)"
+        " SELECT t.id, t.session_id, v.status, v.reason, v.ended, v.timings, v.model,"
+        " v.first_token, v.message, v.text, v.message_status, v.tool_outputs, v.context,"
+        " v.last_seq, v.tool_calls"
+        " FROM v JOIN turns t ON t.id = v.turn WHERE t.status = 'running'"
+        " RETURNING turn_id, session_id,"
+        " (SELECT version FROM sessions WHERE id = turn_answers.session_id)"
+    )
+
+
 # a turn no longer running: its status, session version and stored answer
 _FINISH_LOOKUP = (
     "SELECT t.status, s.version,"
@@ -102,7 +127,16 @@ def _tool_call_fields(call: ToolCallRecord) -> list[Any]:
 
 
 class TurnWrites(SqliteConnection):
-    """A turn's two write units, and the interruption of running turns."""
+    """A turn's two write units, and the interruption of running turns. Begins and
+    finishes that wait for the connection go to SQLite together (group commit)."""
+
+    @cached_property
+    def _starts(self) -> RowBatcher:
+        return RowBatcher(self, _starts)
+
+    @cached_property
+    def _answers(self) -> RowBatcher:
+        return RowBatcher(self, _answers)
 
     # ----------------------------------------------------------------- turns
 
@@ -126,32 +160,29 @@ class TurnWrites(SqliteConnection):
         turn_id = new_turn_id()
         message_id = new_message_id()
         now = self._clock()
-        start = {
-            "turn": turn_id,
-            "session": session_id,
-            "client": client_message_id,
-            "owner": owner,
-            "now": now,
-            "reserved": reserved,
-            "message": message_id,
-            "text": text,
-            "only_at": only_at_version,
-        }
+        start = (
+            turn_id,
+            session_id,
+            client_message_id,
+            owner,
+            now,
+            reserved,
+            message_id,
+            text,
+            only_at_version,
+        )
         turn = TurnRecord.running(turn_id, session_id, client_message_id, now, owner)
 
-        async def begin(conn: aiosqlite.Connection) -> BeginTurn | None:
-            started = list(await conn.execute_fetchall(_START, start))
-            if not started:
-                return None
+        def begun(started: tuple[Any, ...]) -> BeginTurn:
             # three rows written: the session, the turn, the message
-            before = int(started[0][0])
+            before = int(started[1])
             return BeginTurn(turn, message_id, False, version_after(before, expect_version, 3))
 
         async def refused(conn: aiosqlite.Connection) -> BeginTurn:
-            # Under the write lock, nothing changes between the two statements.
-            begun = await begin(conn)
-            if begun is not None:  # what refused it has gone (a turn elsewhere ended)
-                return begun
+            # Under the write lock, nothing changes between the statements.
+            again = list(await conn.execute_fetchall(_starts(1), start))
+            if again:  # what refused it has gone (a turn elsewhere ended)
+                return begun(tuple(again[0]))
             found = list(
                 await conn.execute_fetchall(
                     _START_REFUSED, (client_message_id, owner or "", session_id)
@@ -161,7 +192,7 @@ class TurnWrites(SqliteConnection):
                 raise UnknownSession(session_id)
             before, existing, elsewhere = found[0]
             if owner is None:
-                elsewhere = None  # as in _START: without an owner no other owner's turn refuses
+                elsewhere = None  # as in _starts: without an owner no other owner's turn refuses
             if existing is None and elsewhere is None:
                 raise SessionChanged(session_id)  # the only refusal left: the version
             rows = list(
@@ -180,10 +211,10 @@ class TurnWrites(SqliteConnection):
                 session_version=version_after(before, expect_version, 0),
             )
 
-        # One statement, its own transaction; refused, the unit that says why.
-        begun = await self._write(begin, single=True)
-        if begun is not None:
-            return begun
+        # One row of a statement, its own transaction; refused, the unit that says why.
+        started = await self._starts.submit(session_id, start)
+        if started is not None:
+            return begun(started)
         return await self._write(refused)
 
     async def finish_turn(
@@ -218,6 +249,7 @@ class TurnWrites(SqliteConnection):
         message_id = new_message_id()
         now = self._clock()
         answer = (
+            turn_id,
             TURN_STATUS_FOR_REASON[finish_reason],
             finish_reason,
             now,
@@ -231,19 +263,14 @@ class TurnWrites(SqliteConnection):
             context_json,
             seq,
             calls_json,
-            turn_id,
         )
 
-        async def finish(conn: aiosqlite.Connection) -> tuple[Any, ...] | None:
-            closed = list(await conn.execute_fetchall(_ANSWER, answer))
-            return tuple(closed[0]) if closed else None
-
-        # One statement, its own transaction.
-        closed = await self._write(finish, single=True)
+        # One row of a statement, its own transaction.
+        closed = await self._answers.submit(turn_id, answer)
         if closed is not None:
             # three rows written: the turn, the message, the session (tool calls have no
             # version trigger)
-            return FinishTurn(message_id, version_after(int(closed[1]), expect_version, 3))
+            return FinishTurn(message_id, version_after(int(closed[2]), expect_version, 3))
         # unknown, or finished already: nothing written (a finished turn stays finished)
         found = await self._fetch_one(_FINISH_LOOKUP, (turn_id,))
         if found is None:
