@@ -18,7 +18,7 @@ from .denials import denied_slugs
 from .dialogue import ANSWER, unawaited
 from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
 from .model import Understanding
-from .rules import AVAILABILITY, INSTALL_WORDS, rule_intent
+from .rules import AVAILABILITY, INSTALL_WORDS, PRICE_QUESTION, asks, part_named_alone, rule_intent
 from .temperatures import settle, states
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
@@ -85,6 +85,15 @@ _FIT_QUESTION = re.compile(
     r"|go(es)? (in|on|into|with)|work(s)? (with|in|on))\b"
 )
 _MAY_ASK_FIT = frozenset({"search", "details", ANSWER, "install", "diagnose"})
+# "hows it go on", "how does the spray arm go in": how a part goes on is installing it.
+_HOW_IT_GOES = re.compile(r"\bhows?\b(\W+\w+){0,3}\W+(go|goes)\W+(on|in|into|back)\b")
+# What a message about a given part can be read as but is not, by these rules: a price
+# asked is the part's details (the classifier hears "how much for … filter" as a search).
+# A question about a given part reads as its details only where the classifier finds no
+# problem more likely than one: a problem it cannot name ("the dishwasher is roaring, is
+# it the pump PS…?") still asks for a diagnosis.
+_NO_PROBLEM = 0.5
+_PRICE_READS = frozenset({"search", "diagnose", ANSWER, "out_of_scope"})
 
 
 @dataclass
@@ -130,6 +139,11 @@ async def read(
     ):
         intent = "search"  # "do you have drain pumps? it's full of water": the part first
     norm = normalize(text)
+    # A part type's name and nothing that states a problem ("fridge light bulb", "the door
+    # gasket"): a search, or a reply where something awaits one; never a diagnosis.
+    alone = part_named_alone(text) if ruled is None else None
+    if alone is not None and intent not in ("search", "details", "compat", "install"):
+        intent = "search" if alone == "search" or not awaited else ANSWER
     if intent in ("search", "details", ANSWER) and _PART_FOR_MODEL.search(norm):
         intent = "compat"
     elif (
@@ -138,9 +152,17 @@ async def read(
         and intent in _MAY_ASK_FIT
         and _FIT_QUESTION.search(norm)
         and not norm.startswith("how")
+        and not _HOW_IT_GOES.search(norm)
         and not INSTALL_WORDS.search(text)
     ):
         intent = "compat"  # "is PS… ok for MODEL", "will W10404344 go in a samsung fridge"
+    elif (
+        ruled is None
+        and found["part_numbers"]
+        and intent in _PRICE_READS
+        and (PRICE_QUESTION.search(norm))
+    ):
+        intent = "details"  # "how much for the W10872845 filter", "need a quote on …"
     all_symptoms = await catalog.symptoms()
     appliance = found["appliance"] or context_appliance
     # The catalog's phrases ("dead", "puddle", "fan noise") count where the classifier
@@ -217,8 +239,22 @@ async def read(
             said = understanding.score(stripped)
             backed = {*said.slugs, *_clause_tops(stripped, understanding)}
             ids = [i for i in ids if i not in negatable or slug_of(i) in backed]
-    if intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
+    if alone is not None:
+        ids = []  # a part's name states no problem ("fridge light bulb")
+    elif intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
         intent = "diagnose"  # "it's not draining" reads like "it's a …", but states a problem
+    if (
+        ruled is None
+        and intent in ("search", "diagnose")
+        and not ids
+        and found["part_numbers"]
+        and not any(m["known"] for m in found["models"])
+        and asks(norm)
+        and scores.no_symptom >= _NO_PROBLEM
+    ):
+        # A question about a given part that states no problem ("is PS… the gasket for the
+        # bottom of the door?", "W11384469 - is that the fridge door switch?"): its details.
+        intent = "details"
     by_id = {s["id"]: s for s in all_symptoms}
     found["symptoms"] = list(dict.fromkeys(by_id[i]["label"] for i in ids if i in by_id))
     labels = sorted({s["label"] for s in all_symptoms if slug_of(s["id"]) in denied})
