@@ -19,7 +19,7 @@ from .dialogue import ANSWER, unawaited
 from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
 from .model import Understanding
 from .rules import AVAILABILITY, INSTALL_WORDS, PRICE_QUESTION, asks, part_named_alone, rule_intent
-from .temperatures import settle, states
+from .temperatures import one_state_each, settle, states
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
 # still searches, but records the symptom). Elsewhere a symptom word names the part ("how
@@ -53,6 +53,9 @@ class Tuning:
     one phrase the classifier cannot place ("too cold even on setting 1": the fridge's or
     the freezer's?) splits its probability between two slugs without naming both."""
 
+    one_state_each: bool = True
+    """The temperature symptoms agree: one state a compartment, both warm as one symptom
+    (``temperatures.one_state_each``)."""
     temperatures: bool = True
     """The temperatures a message reports settle its temperature symptoms
     (``temperatures.settle``): "fridge 50, freezer 35" has both compartments warm."""
@@ -227,6 +230,9 @@ async def read(
         }
         matched = [i for i in matched if slug_of(i) in settled]
     ids = list(dict.fromkeys([*learnt, *matched]))
+    if tuning.one_state_each and len(ids) > 1:
+        agreed = set(one_state_each([slug_of(i) for i in ids], odds))
+        ids = [i for i in ids if slug_of(i) in agreed]
     denied = denied_slugs(text, all_symptoms)
     if denied:
         ids = [i for i in ids if slug_of(i) not in denied]
