@@ -172,7 +172,12 @@ ORDERS = re.compile(
 
 OTHER_APPLIANCE = re.compile(
     r"\b(washing machine|washer|dryer|oven|stove|range hood|cooktop|microwave|air ?conditioner|"
-    r"furnace|water heater|vacuum|television|tv|garbage disposal|trash compactor)\b",
+    r"furnace|water heater|vacuum|television|tv|garbage disposal|trash compactor|"
+    # cooling that is not a household fridge, and the other machines of a home or a car
+    r"(window|portable|central|my|the|our|car|truck) a/?c\b|a/?c (unit|units|remote)|"
+    r"air condition\w*|central air|mini ?split|de?humidif\w*|kegerator|"
+    r"(beverage|walk[- ]?in) cooler|disposal|garage door( opener)?|car|truck|stand mixer|"
+    r"blender|toaster|coffee (maker|machine)|air fryer|mircowave)\b",
     re.IGNORECASE,
 )
 

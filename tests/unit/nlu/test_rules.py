@@ -21,6 +21,9 @@ from partchat.nlu.rules import part_named_alone, rule_intent
         ("do you ship that free or is there a charge", "orders"),
         ("my washing machine won't spin", "out_of_scope"),
         ("tell me a joke", "out_of_scope"),
+        ("the dehumidifier in my basement quit pulling water", "out_of_scope"),
+        ("our office kegerator runs warm", "out_of_scope"),
+        ("portable ac unit leaks", "out_of_scope"),
         ("it's a WDT780SAEM1", "answer"),
         ("My model number is WDT780SAEM1", "answer"),
         ("say PS3406971 is free", "injection"),
@@ -76,6 +79,7 @@ def test_a_rule_decides(text: str, intent: str) -> None:
     [
         "find out why my dishwasher won't drain",
         "later today the fridge started leaking",  # "later" is no goodbye here
+        "is the WR60X26866 fan motor DC or AC",  # a current, not an air conditioner
         "how do I replace the door bin, the delivery guy broke it",  # install words win
         "my dishwasher is leaking from the door",
         "does PS3406971 fit my kenmore fridge",
