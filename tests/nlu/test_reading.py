@@ -351,3 +351,19 @@ async def test_how_a_given_part_goes_on_is_an_install(
     catalog: Catalog, understanding: Understanding, text: str
 ) -> None:
     assert (await read(text, catalog, understanding)).intent == "install"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("need a new door gasket for my GE fridge, the old one is torn", "search"),
+        ("im looking for a drain pump, water sits in the bottom", "search"),
+        # asking for help with a part is not asking for the part
+        ("need help putting the new door gasket on", "diagnose"),
+    ],
+)
+async def test_a_message_that_opens_by_asking_for_a_part_is_a_search(
+    catalog: Catalog, text: str, intent: str
+) -> None:
+    reading = await read(text, catalog, _Guess("diagnose"))  # type: ignore[arg-type]
+    assert reading.intent == intent

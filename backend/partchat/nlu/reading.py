@@ -18,7 +18,15 @@ from .denials import denied_slugs
 from .dialogue import ANSWER, unawaited
 from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
 from .model import Understanding
-from .rules import AVAILABILITY, INSTALL_WORDS, PRICE_QUESTION, asks, part_named_alone, rule_intent
+from .rules import (
+    ASKS_FOR_A_PART,
+    AVAILABILITY,
+    INSTALL_WORDS,
+    PRICE_QUESTION,
+    asks,
+    part_named_alone,
+    rule_intent,
+)
 from .temperatures import one_state_each, settle, states
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
@@ -132,6 +140,7 @@ async def read(
     unsure_scope = ruled is None and intent == "out_of_scope" and scores.confidence < _UNSURE_SCOPE
     if unsure_scope and part_type_named(text):
         intent = "search"  # "what rinse aid parts do you have": a part of ours
+    norm = normalize(text)
     if (
         ruled is None
         and intent == "diagnose"
@@ -141,7 +150,14 @@ async def read(
         and part_type_named(text)
     ):
         intent = "search"  # "do you have drain pumps? it's full of water": the part first
-    norm = normalize(text)
+    elif (
+        ruled is None
+        and intent in ("diagnose", ANSWER)
+        and ASKS_FOR_A_PART.search(norm)
+        and not INSTALL_WORDS.search(text)
+        and part_type_named(text)
+    ):
+        intent = "search"  # "need a start relay, the fridge clicks": the part first
     # A part type's name and nothing that states a problem ("fridge light bulb", "the door
     # gasket"): a search, or a reply where something awaits one; never a diagnosis.
     alone = part_named_alone(text) if ruled is None else None

@@ -343,6 +343,14 @@ AVAILABILITY = re.compile(
     r"\b(do|does|would|will) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock)\b",
     re.IGNORECASE,
 )
+# A message that opens by asking for a part ("need a start relay, it clicks", "looking
+# for a door gasket for my GE, it leaks", "i want a new spray arm"): the part first, its
+# problem the reason. Said of the normalised text.
+ASKS_FOR_A_PART = re.compile(
+    r"^((hi|hey|hello|ok|so) )?((i|we|im|i am|were|we are) )?(really |just )?(need|want|wanna|"
+    r"looking for|shopping for|in the market for|searching for|trying to find|after)\b"
+    r"(?! (to|help|instructions|a hand|some help)\b)"
+)
 INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\b", re.IGNORECASE)
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 
