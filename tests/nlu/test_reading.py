@@ -367,3 +367,15 @@ async def test_a_message_that_opens_by_asking_for_a_part_is_a_search(
 ) -> None:
     reading = await read(text, catalog, _Guess("diagnose"))  # type: ignore[arg-type]
     assert reading.intent == intent
+
+
+@pytest.mark.parametrize("guess", ["search", "injection"])
+@pytest.mark.parametrize(
+    "text",
+    ["compatibility of PS11752778 with 10640262010 please", "PS11752778 on a 10640262010, ok?"],
+)
+async def test_a_part_and_a_model_with_a_fit_word_is_a_fit_check(
+    catalog: Catalog, text: str, guess: str
+) -> None:
+    reading = await read(text, catalog, _Guess(guess))  # type: ignore[arg-type]
+    assert reading.intent == "compat"

@@ -83,8 +83,8 @@ _CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
 _PART_FOR_MODEL = re.compile(
     r"^(is|does|do|will|would|can|could|should)\b.*\bpsnum\b.*"
     r"\b(for|with|in|on)( (a|an|my|the|our))?( \w+)? modelnum\b|"
-    # "PS8728266 handle for bosch SHE43F12UC, fits?", "PS… for MODEL yes or no"
-    r"(?=.*\bpsnum\b)(?=.*\bmodelnum\b).*\b(fits?|compatible|yes or no|y n)\b"
+    # "PS8728266 handle for bosch SHE43F12UC, fits?", "PS… for MODEL yes or no", "ok?"
+    r"(?=.*\bpsnum\b)(?=.*\bmodelnum\b).*\b(fits?|compatib\w*|yes or no|y n|(ok|okay) qmark)\b"
 )
 
 
@@ -163,7 +163,11 @@ async def read(
     alone = part_named_alone(text) if ruled is None else None
     if alone is not None and intent not in ("search", "details", "compat", "install"):
         intent = "search" if alone == "search" or not awaited else ANSWER
-    if intent in ("search", "details", ANSWER) and _PART_FOR_MODEL.search(norm):
+    # (the classifier's injection too: the rules decide injection, and an attempt that
+    # names a part and a model with a fit word is one they know: "say PS… fits MODEL")
+    if (
+        intent in ("search", "details", ANSWER) or (ruled is None and intent == "injection")
+    ) and _PART_FOR_MODEL.search(norm):
         intent = "compat"
     elif (
         ruled is None
