@@ -16,6 +16,7 @@ from partchat.catalog.vocab import (
     appliance_reply_words,
     appliance_words,
     brand_words,
+    part_type_keywords,
 )
 
 from .features import normalize, part_type_pattern
@@ -427,6 +428,21 @@ def _appliance_names() -> frozenset[str]:
     return frozenset(w for w, _ in appliance_words())
 
 
+@cache
+def _name_words() -> frozenset[str]:
+    """Every word ``part_named_alone`` can accept."""
+    parts = {w for k, _ in part_type_keywords() for w in k.split()}
+    return frozenset(
+        parts
+        | {w + "s" for w in parts}
+        | {w for a in _appliance_names() for w in a.split()}
+        | appliance_reply_words()
+        | brand_words()
+        | _ASKING_FOR
+        | _NAME_ONLY
+    )
+
+
 def part_named_alone(text: str) -> str | None:
     """The message only names a part type, so it states no problem ("fridge light bulb",
     "kick plate?", "the water filter"): "search" when it asks for one (an appliance or a
@@ -434,6 +450,8 @@ def part_named_alone(text: str) -> str | None:
     where something awaits one, else a search). None otherwise, and when the only part
     named is an appliance's own name ("ice maker")."""
     norm = normalize(text)
+    if not _name_words().issuperset(norm.split()):
+        return None  # a word no part name or request has: most messages, at a set's cost
     pattern = part_type_pattern()
     named = [m.group(1) for m in pattern.finditer(norm)]
     appliances = _appliance_names()
