@@ -167,7 +167,10 @@ ORDERS = re.compile(
     r"parcel|shipment|delivery)|refund|return (my|the|an?) |delivery|"
     r"shipping|shipped|invoice|cancel (my|the) order|return label|exchange (it|this|the|my)|"
     r"when\b[^?]{0,40}\b(arrive|ship|come|get here|be delivered)|promo code|coupon|"
-    r"ship\w* (it |that |this |them )?(for )?free|charge for shipping)\b",
+    r"ship\w* (it |that |this |them )?(for )?free|charge for shipping|receipt|reciept|i returned|"
+    # a part that came damaged: the order's trouble, not the appliance's
+    r"(arrived|came|showed up|delivered)\b[^.?!]{0,40}\b(broken|damaged|cracked|torn|smashed|"
+    r"crushed|snapped|dented)|(damaged|broken|crushed|cracked) (in|during) (shipping|transit))\b",
     re.IGNORECASE,
 )
 

@@ -19,6 +19,8 @@ from partchat.nlu.rules import part_named_alone, rule_intent
         ("thanks, that fixed it", "thanks"),
         ("where is my order? tracking says nothing", "orders"),
         ("do you ship that free or is there a charge", "orders"),
+        ("the spray arm showed up cracked in two, what now", "orders"),
+        ("could you email me the receipt again", "orders"),
         ("my washing machine won't spin", "out_of_scope"),
         ("tell me a joke", "out_of_scope"),
         ("the dehumidifier in my basement quit pulling water", "out_of_scope"),
