@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from partchat.catalog import Catalog
-from partchat.nlu.model import Understanding
+from partchat.nlu.model import Scores, Understanding
 from partchat.nlu.reading import Tuning, read
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -264,3 +264,118 @@ async def test_an_answer_needs_something_awaiting_it(
     # the rules' replies are replies wherever they come
     ruled = await read("a bosch dishwasher", catalog, understanding, awaited=False)
     assert ruled.intent == "answer"
+
+
+class _Guess:
+    """A classifier that reads every message (and clause) as one intent and no symptom:
+    what the arbitration decides whatever the classifier guesses."""
+
+    def __init__(self, intent: str) -> None:
+        self.intent = intent
+
+    def score(self, text: str) -> Scores:
+        return Scores(self.intent, 0.9, (), 1.0, {}, "search")
+
+
+@pytest.mark.parametrize("guess", ["search", "diagnose", "answer"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how much is W10195416 these days",
+        "need a price on PS11752778 and PS3406971",
+        "which is cheaper, PS11752778 or PS3406971",
+    ],
+)
+async def test_a_price_asked_of_a_given_part_is_its_details(
+    catalog: Catalog, text: str, guess: str
+) -> None:
+    reading = await read(text, catalog, _Guess(guess))  # type: ignore[arg-type]
+    assert reading.intent == "details"
+
+
+@pytest.mark.parametrize("guess", ["search", "diagnose"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PS3406971, is it the whole valve assembly or just the coil?",
+        "is W10195416 a single wheel or a set",
+    ],
+)
+async def test_a_question_about_a_given_part_without_a_problem_is_its_details(
+    catalog: Catalog, text: str, guess: str
+) -> None:
+    reading = await read(text, catalog, _Guess(guess))  # type: ignore[arg-type]
+    assert reading.intent == "details"
+
+
+async def test_a_part_guessed_as_the_cause_of_a_problem_stays_a_diagnosis(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    reading = await read("freezer is warm, is it the fan motor WP2315539?", catalog, understanding)
+    assert reading.intent == "diagnose"
+    assert reading.symptom_ids
+
+
+@pytest.mark.parametrize(
+    ("text", "awaited", "intent"),
+    [
+        ("GE dishwasher heating element", True, "search"),
+        ("do u guys have an upper spray arm", True, "search"),
+        ("evaporator fan motor", False, "search"),
+        # a part's name alone where something awaits it is a reply
+        ("the defrost heater", True, "answer"),
+    ],
+)
+async def test_a_part_named_alone_is_no_diagnosis(
+    catalog: Catalog, text: str, awaited: bool, intent: str
+) -> None:
+    reading = await read(text, catalog, _Guess("diagnose"), awaited=awaited)  # type: ignore[arg-type]
+    assert reading.intent == intent
+
+
+async def test_a_part_named_alone_states_no_problem(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    reading = await read("dishwasher door latch", catalog, understanding)
+    assert (reading.intent, reading.symptom_ids) == ("search", [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "got the PS11752778 door bin today, not sure how it goes in",
+        "PS3406971 arrived, how does it go on",
+    ],
+)
+async def test_how_a_given_part_goes_on_is_an_install(
+    catalog: Catalog, understanding: Understanding, text: str
+) -> None:
+    assert (await read(text, catalog, understanding)).intent == "install"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("need a new door gasket for my GE fridge, the old one is torn", "search"),
+        ("im looking for a drain pump, water sits in the bottom", "search"),
+        # asking for help with a part is not asking for the part
+        ("need help putting the new door gasket on", "diagnose"),
+    ],
+)
+async def test_a_message_that_opens_by_asking_for_a_part_is_a_search(
+    catalog: Catalog, text: str, intent: str
+) -> None:
+    reading = await read(text, catalog, _Guess("diagnose"))  # type: ignore[arg-type]
+    assert reading.intent == intent
+
+
+@pytest.mark.parametrize("guess", ["search", "injection"])
+@pytest.mark.parametrize(
+    "text",
+    ["compatibility of PS11752778 with 10640262010 please", "PS11752778 on a 10640262010, ok?"],
+)
+async def test_a_part_and_a_model_with_a_fit_word_is_a_fit_check(
+    catalog: Catalog, text: str, guess: str
+) -> None:
+    reading = await read(text, catalog, _Guess(guess))  # type: ignore[arg-type]
+    assert reading.intent == "compat"

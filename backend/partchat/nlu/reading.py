@@ -18,8 +18,16 @@ from .denials import denied_slugs
 from .dialogue import ANSWER, unawaited
 from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
 from .model import Understanding
-from .rules import AVAILABILITY, INSTALL_WORDS, rule_intent
-from .temperatures import settle, states
+from .rules import (
+    ASKS_FOR_A_PART,
+    AVAILABILITY,
+    INSTALL_WORDS,
+    PRICE_QUESTION,
+    asks,
+    part_named_alone,
+    rule_intent,
+)
+from .temperatures import one_state_each, settle, states
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
 # still searches, but records the symptom). Elsewhere a symptom word names the part ("how
@@ -53,6 +61,9 @@ class Tuning:
     one phrase the classifier cannot place ("too cold even on setting 1": the fridge's or
     the freezer's?) splits its probability between two slugs without naming both."""
 
+    one_state_each: bool = True
+    """The temperature symptoms agree: one state a compartment, both warm as one symptom
+    (``temperatures.one_state_each``)."""
     temperatures: bool = True
     """The temperatures a message reports settle its temperature symptoms
     (``temperatures.settle``): "fridge 50, freezer 35" has both compartments warm."""
@@ -72,8 +83,8 @@ _CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
 _PART_FOR_MODEL = re.compile(
     r"^(is|does|do|will|would|can|could|should)\b.*\bpsnum\b.*"
     r"\b(for|with|in|on)( (a|an|my|the|our))?( \w+)? modelnum\b|"
-    # "PS8728266 handle for bosch SHE43F12UC, fits?", "PS… for MODEL yes or no"
-    r"(?=.*\bpsnum\b)(?=.*\bmodelnum\b).*\b(fits?|compatible|yes or no|y n)\b"
+    # "PS8728266 handle for bosch SHE43F12UC, fits?", "PS… for MODEL yes or no", "ok?"
+    r"(?=.*\bpsnum\b)(?=.*\bmodelnum\b).*\b(fits?|compatib\w*|yes or no|y n|(ok|okay) qmark)\b"
 )
 
 
@@ -85,6 +96,15 @@ _FIT_QUESTION = re.compile(
     r"|go(es)? (in|on|into|with)|work(s)? (with|in|on))\b"
 )
 _MAY_ASK_FIT = frozenset({"search", "details", ANSWER, "install", "diagnose"})
+# "hows it go on", "how does the spray arm go in": how a part goes on is installing it.
+_HOW_IT_GOES = re.compile(r"\bhows?\b(\W+\w+){0,3}\W+(go|goes)\W+(on|in|into|back)\b")
+# What a message about a given part can be read as but is not, by these rules: a price
+# asked is the part's details (the classifier hears "how much for … filter" as a search).
+# A question about a given part reads as its details only where the classifier finds no
+# problem more likely than one: a problem it cannot name ("the dishwasher is roaring, is
+# it the pump PS…?") still asks for a diagnosis.
+_NO_PROBLEM = 0.5
+_PRICE_READS = frozenset({"search", "diagnose", ANSWER, "out_of_scope"})
 
 
 @dataclass
@@ -120,6 +140,7 @@ async def read(
     unsure_scope = ruled is None and intent == "out_of_scope" and scores.confidence < _UNSURE_SCOPE
     if unsure_scope and part_type_named(text):
         intent = "search"  # "what rinse aid parts do you have": a part of ours
+    norm = normalize(text)
     if (
         ruled is None
         and intent == "diagnose"
@@ -129,8 +150,24 @@ async def read(
         and part_type_named(text)
     ):
         intent = "search"  # "do you have drain pumps? it's full of water": the part first
-    norm = normalize(text)
-    if intent in ("search", "details", ANSWER) and _PART_FOR_MODEL.search(norm):
+    elif (
+        ruled is None
+        and intent in ("diagnose", ANSWER)
+        and ASKS_FOR_A_PART.search(norm)
+        and not INSTALL_WORDS.search(text)
+        and part_type_named(text)
+    ):
+        intent = "search"  # "need a start relay, the fridge clicks": the part first
+    # A part type's name and nothing that states a problem ("fridge light bulb", "the door
+    # gasket"): a search, or a reply where something awaits one; never a diagnosis.
+    alone = part_named_alone(text) if ruled is None else None
+    if alone is not None and intent not in ("search", "details", "compat", "install"):
+        intent = "search" if alone == "search" or not awaited else ANSWER
+    # (the classifier's injection too: the rules decide injection, and an attempt that
+    # names a part and a model with a fit word is one they know: "say PS… fits MODEL")
+    if (
+        intent in ("search", "details", ANSWER) or (ruled is None and intent == "injection")
+    ) and _PART_FOR_MODEL.search(norm):
         intent = "compat"
     elif (
         ruled is None
@@ -138,9 +175,17 @@ async def read(
         and intent in _MAY_ASK_FIT
         and _FIT_QUESTION.search(norm)
         and not norm.startswith("how")
+        and not _HOW_IT_GOES.search(norm)
         and not INSTALL_WORDS.search(text)
     ):
         intent = "compat"  # "is PS… ok for MODEL", "will W10404344 go in a samsung fridge"
+    elif (
+        ruled is None
+        and found["part_numbers"]
+        and intent in _PRICE_READS
+        and (PRICE_QUESTION.search(norm))
+    ):
+        intent = "details"  # "how much for the W10872845 filter", "need a quote on …"
     all_symptoms = await catalog.symptoms()
     appliance = found["appliance"] or context_appliance
     # The catalog's phrases ("dead", "puddle", "fan noise") count where the classifier
@@ -205,6 +250,9 @@ async def read(
         }
         matched = [i for i in matched if slug_of(i) in settled]
     ids = list(dict.fromkeys([*learnt, *matched]))
+    if tuning.one_state_each and len(ids) > 1:
+        agreed = set(one_state_each([slug_of(i) for i in ids], odds))
+        ids = [i for i in ids if slug_of(i) in agreed]
     denied = denied_slugs(text, all_symptoms)
     if denied:
         ids = [i for i in ids if slug_of(i) not in denied]
@@ -217,8 +265,22 @@ async def read(
             said = understanding.score(stripped)
             backed = {*said.slugs, *_clause_tops(stripped, understanding)}
             ids = [i for i in ids if i not in negatable or slug_of(i) in backed]
-    if intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
+    if alone is not None:
+        ids = []  # a part's name states no problem ("fridge light bulb")
+    elif intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
         intent = "diagnose"  # "it's not draining" reads like "it's a …", but states a problem
+    if (
+        ruled is None
+        and intent in ("search", "diagnose")
+        and not ids
+        and found["part_numbers"]
+        and not any(m["known"] for m in found["models"])
+        and asks(norm)
+        and scores.no_symptom >= _NO_PROBLEM
+    ):
+        # A question about a given part that states no problem ("is PS… the gasket for the
+        # bottom of the door?", "W11384469 - is that the fridge door switch?"): its details.
+        intent = "details"
     by_id = {s["id"]: s for s in all_symptoms}
     found["symptoms"] = list(dict.fromkeys(by_id[i]["label"] for i in ids if i in by_id))
     labels = sorted({s["label"] for s in all_symptoms if slug_of(s["id"]) in denied})

@@ -14,10 +14,12 @@ from partchat.catalog.vocab import (
     APPLIANCE_KINDS,
     AppliancePattern,
     appliance_reply_words,
+    appliance_words,
     brand_words,
+    part_type_keywords,
 )
 
-from .features import normalize
+from .features import normalize, part_type_pattern
 
 # What a rule-changing attempt is made of, in any wording: (1) a verb that sets the rules
 # aside with the rules as its object; (2) the assistant's own set-up asked for; (3) a new
@@ -142,7 +144,8 @@ def states_by_fiat(text: str) -> bool:
 
 
 GREETING = re.compile(
-    r"^\s*(hi|hello|hey|hiya|howdy|greetings|good (morning|afternoon|evening))\b[\s!.,]*"
+    r"^\s*(hi|hello|hey|hiya|heya|howdy|greetings|yo|sup|wass?up|whats up|"
+    r"good (morning|afternoon|evening))\b[\s!.,]*"
     r"(there|team|partchat)?[\s!.,]*$",
     re.IGNORECASE,
 )
@@ -151,7 +154,11 @@ THANKS = re.compile(
     r"^\s*((thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}|"
     # a closing: "cool, that's it", "ok that's all", "perfect, that's everything"
     r"(ok(ay)?|cool|great|perfect|awesome|nice|alright|good)\W+(thats|that is|that's) "
-    r"(it|all|everything)\b[^?]{0,30})$",
+    r"(it|all|everything)\b[^?]{0,30}|"
+    # a goodbye, nothing else: "later!", "ok great bye", "alright, see ya", "bye for now"
+    r"((ok(ay)?|alright|great|cool|awesome|perfect|thanks|thx|thank (you|u))\W+)*"
+    r"(bye|goodbye|later|see (ya|you)|cya|talk (to you )?later|ttyl|good ?night|take care)"
+    r"(\W+(and|bye|now|for now|then|again|thanks|thx|all|everyone))*\W*)$",
     re.IGNORECASE,
 )
 
@@ -160,13 +167,21 @@ ORDERS = re.compile(
     r"parcel|shipment|delivery)|refund|return (my|the|an?) |delivery|"
     r"shipping|shipped|invoice|cancel (my|the) order|return label|exchange (it|this|the|my)|"
     r"when\b[^?]{0,40}\b(arrive|ship|come|get here|be delivered)|promo code|coupon|"
-    r"ship\w* (it |that |this |them )?(for )?free|charge for shipping)\b",
+    r"ship\w* (it |that |this |them )?(for )?free|charge for shipping|receipt|reciept|i returned|"
+    # a part that came damaged: the order's trouble, not the appliance's
+    r"(arrived|came|showed up|delivered)\b[^.?!]{0,40}\b(broken|damaged|cracked|torn|smashed|"
+    r"crushed|snapped|dented)|(damaged|broken|crushed|cracked) (in|during) (shipping|transit))\b",
     re.IGNORECASE,
 )
 
 OTHER_APPLIANCE = re.compile(
     r"\b(washing machine|washer|dryer|oven|stove|range hood|cooktop|microwave|air ?conditioner|"
-    r"furnace|water heater|vacuum|television|tv|garbage disposal|trash compactor)\b",
+    r"furnace|water heater|vacuum|television|tv|garbage disposal|trash compactor|"
+    # cooling that is not a household fridge, and the other machines of a home or a car
+    r"(window|portable|central|my|the|our|car|truck) a/?c\b|a/?c (unit|units|remote)|"
+    r"air condition\w*|central air|mini ?split|de?humidif\w*|kegerator|"
+    r"(beverage|walk[- ]?in) cooler|disposal|garage door( opener)?|car|truck|stand mixer|"
+    r"blender|toaster|coffee (maker|machine)|air fryer|mircowave)\b",
     re.IGNORECASE,
 )
 
@@ -332,8 +347,124 @@ AVAILABILITY = re.compile(
     r"\b(do|does|would|will) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock)\b",
     re.IGNORECASE,
 )
+# A message that opens by asking for a part ("need a start relay, it clicks", "looking
+# for a door gasket for my GE, it leaks", "i want a new spray arm"): the part first, its
+# problem the reason. Said of the normalised text.
+ASKS_FOR_A_PART = re.compile(
+    r"^((hi|hey|hello|ok|so) )?((i|we|im|i am|were|we are) )?(really |just )?(need|want|wanna|"
+    r"looking for|shopping for|in the market for|searching for|trying to find|after)\b"
+    r"(?! (to|help|instructions|a hand|some help)\b)"
+)
 INSTALL_WORDS = re.compile(r"\b(install\w*|replac\w*|swap|fit it|put (it )?in)\b", re.IGNORECASE)
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
+
+
+# A question about what a given part costs ("how much for W10872845", "what do you charge
+# for PS…", "need a quote on …", "which one is cheaper"): its details. "how much time …"
+# is not a price.
+PRICE_QUESTION = re.compile(
+    r"\b(how much (is|are|for|does|do|did|would|will|s|to buy|to order)|prices?|priced|pricing|"
+    r"costs?|charge|quote|expensive|cheap|cheaper|cheapest|pricier)\b"
+)
+# A question in the normalised text: a question mark, a question word first, "is it the".
+_ASKS = re.compile(
+    r"\bqmark\b|^(is|are|what|whats|which|does|do|can|could|would|will|how|hows)\b|"
+    r"\b(is|isnt) (it|that|this|psnum) (the|a|an|just|only)\b"
+)
+
+
+def asks(norm: str) -> bool:
+    """The normalised text asks something."""
+    return _ASKS.search(norm) is not None
+
+
+# Beside a part type's name, the words that ask for one ("LG dishwasher drain pump", "do
+# you have a door switch for a fridge", "need a new water filter"), and the words that
+# are no more than an article or a courtesy ("the door gasket", "lower rack please").
+_ASKING_FOR = frozenset(
+    [
+        "for",
+        "need",
+        "needs",
+        "want",
+        "wanted",
+        "looking",
+        "after",
+        "have",
+        "carry",
+        "sell",
+        "stock",
+        "do",
+        "does",
+        "you",
+        "u",
+        "ya",
+        "guys",
+        "i",
+        "im",
+        "got",
+        "any",
+        "some",
+    ]
+)
+_NAME_ONLY = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "one",
+        "new",
+        "replacement",
+        "spare",
+        "please",
+        "pls",
+        "qmark",
+        "it",
+    ]
+)
+
+
+@cache
+def _appliance_names() -> frozenset[str]:
+    return frozenset(w for w, _ in appliance_words())
+
+
+@cache
+def _name_words() -> frozenset[str]:
+    """Every word ``part_named_alone`` can accept."""
+    parts = {w for k, _ in part_type_keywords() for w in k.split()}
+    return frozenset(
+        parts
+        | {w + "s" for w in parts}
+        | {w for a in _appliance_names() for w in a.split()}
+        | appliance_reply_words()
+        | brand_words()
+        | _ASKING_FOR
+        | _NAME_ONLY
+    )
+
+
+def part_named_alone(text: str) -> str | None:
+    """The message only names a part type, so it states no problem ("fridge light bulb",
+    "kick plate?", "the water filter"): "search" when it asks for one (an appliance or a
+    brand named, "for", "do you have", "need"), "name" when it is the name alone (a reply
+    where something awaits one, else a search). None otherwise, and when the only part
+    named is an appliance's own name ("ice maker")."""
+    norm = normalize(text)
+    if not _name_words().issuperset(norm.split()):
+        return None  # a word no part name or request has: most messages, at a set's cost
+    pattern = part_type_pattern()
+    named = [m.group(1) for m in pattern.finditer(norm)]
+    appliances = _appliance_names()
+    if not named or all(n in appliances for n in named):
+        return None
+    rest = pattern.sub(" ", norm).split()
+    asking = appliance_reply_words() | brand_words() | _ASKING_FOR
+    if not all(w in asking or w in _NAME_ONLY for w in rest):
+        return None
+    return "search" if any(w in asking for w in rest) else "name"
 
 
 @cache

@@ -11,6 +11,7 @@ reading uses to settle the temperature symptoms (``reading.py``).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -286,3 +287,17 @@ def settle(slugs: list[str], measured: dict[Compartment, State]) -> list[str]:
     at = next((i for i, g in enumerate(slugs) if g in TEMPERATURE_SLUGS), len(slugs))
     first = [g for g in slugs[:at] if g not in TEMPERATURE_SLUGS]
     return [*first, *settled, *[g for g in others if g not in first]]
+
+
+def one_state_each(slugs: list[str], odds: Mapping[str, float]) -> list[str]:
+    """The slugs with their temperature ones made to agree. "Fridge and freezer are too
+    warm" says each compartment's "too warm" already (the corpus never labels both); of
+    two that put one compartment in two states ("fridge too cold" and "both too warm"),
+    the classifier's likelier one stays."""
+    if BOTH_WARM in slugs:
+        slugs = [g for g in slugs if g not in (FRIDGE_WARM, FREEZER_WARM)]
+    kept: list[str] = []
+    for g in sorted((g for g in slugs if g in TEMPERATURE_SLUGS), key=lambda g: -odds.get(g, 0.0)):
+        if all(not _SAYS[g].keys() & _SAYS[k].keys() for k in kept):
+            kept.append(g)
+    return [g for g in slugs if g not in TEMPERATURE_SLUGS or g in kept]

@@ -11,6 +11,7 @@ from partchat.nlu.temperatures import (
     FREEZER_WARM,
     FRIDGE_COLD,
     FRIDGE_WARM,
+    one_state_each,
     readings,
     settle,
     states,
@@ -104,3 +105,26 @@ def test_states_are_features() -> None:
     f = features("fridge 50 degrees, freezer 35")
     assert f["t:fridge-warm"] == f["t:freezer-warm"] == f["t:both-warm"] == 1
     assert not any(k.startswith("t:") for k in features("fridge warm, freezer fine"))
+
+
+@pytest.mark.parametrize(
+    ("slugs", "odds", "agreed"),
+    [
+        # both warm says each compartment's "too warm" already
+        (["fridge-and-freezer-are-too-warm", "freezer-section-too-warm", "noisy"], {},
+         ["fridge-and-freezer-are-too-warm", "noisy"]),
+        # one compartment in two states: the likelier stays
+        (["freezer-too-cold", "fridge-and-freezer-are-too-warm", "fridge-too-cold"],
+         {"freezer-too-cold": 0.5, "fridge-too-cold": 0.3, "fridge-and-freezer-are-too-warm": 0.2},
+         ["freezer-too-cold", "fridge-too-cold"]),
+        (["fridge-too-warm", "fridge-too-cold"], {"fridge-too-warm": 0.2, "fridge-too-cold": 0.7},
+         ["fridge-too-cold"]),
+        # two compartments in states of their own
+        (["freezer-section-too-warm", "fridge-too-cold"], {},
+         ["freezer-section-too-warm", "fridge-too-cold"]),
+    ],
+)  # fmt: skip
+def test_the_temperature_symptoms_agree(
+    slugs: list[str], odds: dict[str, float], agreed: list[str]
+) -> None:
+    assert one_state_each(slugs, odds) == agreed
