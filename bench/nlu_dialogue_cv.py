@@ -167,6 +167,7 @@ async def run(
     models: dict[int, Understanding],
     train_only: Understanding | None,
     show: bool,
+    show_dev: str | None = None,
 ) -> dict[str, Any]:
     k = len(models)
     catalog = await Catalog.open(db)
@@ -182,11 +183,17 @@ async def run(
                         print(f"[fold {f}] {r.describe()}\n")
         if train_only is not None:
             by_family: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+            failed = []
             for r in await run_all(catalog, train_only, corpus.dialogues("dev")):
                 tally = by_family[family(r.dialogue["id"])]
                 tally[0] += r.ok
                 tally[1] += 1
+                if not r.ok:
+                    failed.append(r.dialogue["id"])
+                    if show_dev is not None and r.dialogue["id"].startswith(show_dev):
+                        print(f"[dev] {r.describe()}\n")
             out["dev"] = dict(by_family)
+            out["dev_failed"] = failed
     finally:
         await catalog.close()
     return out
@@ -215,6 +222,7 @@ def report(out: dict[str, Any]) -> str:
         ok, n = sum(v[0] for v in dev.values()), sum(v[1] for v in dev.values())
         lines.append(f"dev dialogues, model of train alone: {ok}/{n} ({ok / n:.1%})")
         lines += [f"  {name}: {v[0]}/{v[1]}" for name, v in sorted(dev.items())]
+        lines.append(f"  failed: {' '.join(out['dev_failed'])}")
     return "\n".join(lines)
 
 
@@ -224,6 +232,7 @@ def main() -> int:
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--show", action="store_true", help="print the LOOK half's failures")
     p.add_argument("--no-dev", action="store_true", help="skip dev's dialogues")
+    p.add_argument("--show-dev", metavar="PREFIX", help="print the failed dev dialogues so named")
     p.add_argument(
         "--unscreened",
         action="store_true",
@@ -235,7 +244,7 @@ def main() -> int:
     models, train_only = fit_models(
         ns.catalog, dialogues, ns.folds, not ns.no_dev, not ns.unscreened
     )
-    out = asyncio.run(run(ns.catalog, dialogues, models, train_only, ns.show))
+    out = asyncio.run(run(ns.catalog, dialogues, models, train_only, ns.show, ns.show_dev))
     print(json.dumps(out) if ns.json else report(out))
     return 0
 

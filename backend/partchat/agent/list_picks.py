@@ -10,7 +10,12 @@ from functools import cache
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.catalog.stem import stem
-from partchat.catalog.vocab import APPLIANCE_NAMES, appliance_words, part_type_keywords
+from partchat.catalog.vocab import (
+    APPLIANCE_NAMES,
+    appliance_words,
+    brand_words,
+    part_type_keywords,
+)
 
 _PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
 _ORDINALS = {
@@ -162,10 +167,12 @@ _GENERIC_WORDS = frozenset(
 
 @cache
 def _generic_stems() -> frozenset[str]:
-    """The generic words and the appliance's one-word names in any spelling ("the fridge
-    one"; "freezer" and "ice maker" tell listed parts apart, so they are not generic)."""
+    """The generic words, the appliance's one-word names in any spelling ("the fridge
+    one"; "freezer" and "ice maker" tell listed parts apart, so they are not generic) and
+    the brands' words: "it's a whirlpool 10672003010" after a list gives the appliance's
+    make, not the *Whirlpool EveryDrop Filter* listed (a brand is in 148 part names)."""
     names = (w for w, _ in appliance_words(APPLIANCE_NAMES) if " " not in w)
-    return frozenset(stem(w) for w in (*_GENERIC_WORDS, *names))
+    return frozenset(stem(w) for w in (*_GENERIC_WORDS, *names, *brand_words()))
 
 
 # A message that asks how to put one part in ("what door parts fit" asks for parts).

@@ -543,3 +543,12 @@ def test_of_names_that_all_fit_the_one_with_most_of_the_words_is_picked() -> Non
         "PS11739232"
     )
     assert referenced_part(convo("the thermostat one, how much", thermostats)) == "PS11750673"
+
+
+def test_a_brand_after_a_list_gives_the_make_and_picks_no_part() -> None:
+    listed = AIMessage(
+        "1. **Ice Maker Water Fill Tube Kit** (PS11739222) · $12.56\n"
+        "2. **Whirlpool EveryDrop3 Refrigerator Water Filter** (PS11722128) · $75.79"
+    )
+    assert referenced_part(convo("its a whirlpool 10672003010", listed)) is None
+    assert referenced_part(convo("the whirlpool water filter", listed)) == "PS11722128"

@@ -389,3 +389,43 @@ def test_not_knowing_where_the_model_is_lacks_the_model() -> None:
         assert not lacks_model(text, [AIMessage("Here you go."), HumanMessage(text)]), text
     assert not lacks_model("where is the drain pump", [*asked, HumanMessage("x")])
     assert not lacks_model("not sure where, its 10641014101", [*asked, HumanMessage("x")])
+
+
+def test_a_problem_that_tells_no_trouble_but_names_a_part_asks_for_it() -> None:
+    requests = [
+        Example("need a water filter for my fridge", "search", ()),
+        Example("door gasket for a kenmore fridge please", "search", ()),
+    ]
+    model = Understanding(train([*EXAMPLES, *requests]))
+    first = [HumanMessage("lg fridge 71052 water filter pls")]
+    assert resolve_intent("diagnose", first, model, picked_part=False, states_symptom=False) == (
+        "search"
+    )
+    # a symptom found, or a word of a trouble, is a diagnosis
+    assert resolve_intent("diagnose", first, model, picked_part=False) == "diagnose"
+    broken = [HumanMessage("lg fridge 71052 water filter is leaking")]
+    assert resolve_intent("diagnose", broken, model, picked_part=False, states_symptom=False) == (
+        "diagnose"
+    )
+    # within a diagnosis, more words about the trouble go on telling it
+    more = [
+        HumanMessage("fridge is leaking water on the floor"),
+        AIMessage("1. **Door Gasket** (PS11759515)\n2. **Water Filter** (PS11722130)"),
+        HumanMessage("water comes from under the door gasket i think"),
+    ]
+    assert resolve_intent("diagnose", more, model, picked_part=False, states_symptom=False) == (
+        "diagnose"
+    )
+
+
+def test_a_listed_parts_price_asked_is_its_details_not_its_installation() -> None:
+    model = Understanding(train(EXAMPLES))
+    # "replacement" names the part; the classifier's install guess gives way to the price
+    text = "replacement ice maker one, how much"
+    assert _after_a_list(text, "install", model, picked=True) == "details"
+    assert _after_a_list("the first one, how do i replace it", "install", model, picked=True) == (
+        "install"
+    )
+    assert _after_a_list("the first one, can i do it myself", "install", model, picked=True) == (
+        "install"
+    )
