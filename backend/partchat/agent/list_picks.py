@@ -23,10 +23,14 @@ _ORDINALS = {
     "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1, "top": 0, "bottom": -1,
 }  # fmt: skip
 _ORD = r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)"
+_FILLER = r"(ok(ay)?|so|um+|uh+|h+m+|well|and|then|yes|yeah|yep|lets? (go with|do|try)|go with|i'?ll take|take)"
+_COURTESY = r"pls|plz|please|thanks?|thx|ty|then"
 _ORDINAL = re.compile(
     rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice)\b|"
     r"\b(?P<c>top|bottom)\s+one\b|\bone (?:at|on) the\s+(?P<d>top|bottom)\b|"
-    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|^\s*(?P<m>[1-9])\s*[.!?]*\s*$|"
+    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|"
+    # a digit alone, after filler and before courtesy ("2", "ok so 1", "3 pls")
+    rf"^\W*({_FILLER}\W+)*(?P<m>[1-9])\s*(\W+({_COURTESY}))*[.!?]*\s*$|"
     # "2nd looks right", "1st pls, price and stock?": an ordinal that opens the message
     rf"^\W*(?P<e>{_ORD[1:-1]})\b(?!\s+(time|of all|thing|off|i\b|we\b|you\b))",
     re.IGNORECASE,
@@ -161,6 +165,13 @@ _GENERIC_WORDS = frozenset(
         "good",
         "perfect",
         "well",
+        # a closing thanks ("the defrost heater thanks")
+        "thanks",
+        "thank",
+        "thx",
+        "cheers",
+        "plz",
+        "lol",
     ]
 )
 

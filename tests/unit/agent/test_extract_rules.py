@@ -552,3 +552,14 @@ def test_a_brand_after_a_list_gives_the_make_and_picks_no_part() -> None:
     )
     assert referenced_part(convo("its a whirlpool 10672003010", listed)) is None
     assert referenced_part(convo("the whirlpool water filter", listed)) == "PS11722128"
+
+
+def test_a_closing_thanks_does_not_hide_a_listed_name() -> None:
+    assert referenced_part(convo("the door seal thanks")) == "PS12348515"
+    assert referenced_part(convo("the filter please, thx")) == "PS11759673"
+
+
+def test_a_digit_alone_with_filler_or_courtesy_is_a_place_in_the_list() -> None:
+    assert referenced_part(convo("ok so 1")) == "PS11753379"
+    assert referenced_part(convo("2 pls")) == "PS11759673"
+    assert referenced_part(convo("i have 2 dishwashers")) is None

@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from partchat.nlu.dialogue import (
     DECLINE,
     awaits_reply,
+    before_courtesy,
     declines,
     intent_of,
     lacks_model,
@@ -18,6 +19,7 @@ from partchat.nlu.dialogue import (
     pending_job,
     resolve_intent,
     unawaited,
+    without_opening_filler,
 )
 from partchat.nlu.features import features, negated_words, normalize
 from partchat.nlu.model import ModelMismatch, Scores, Understanding
@@ -429,3 +431,50 @@ def test_a_listed_parts_price_asked_is_its_details_not_its_installation() -> Non
     assert _after_a_list("the first one, can i do it myself", "install", model, picked=True) == (
         "install"
     )
+
+
+def test_a_closing_thanks_after_a_reply_or_a_request_is_that_reply_or_request() -> None:
+    assert before_courtesy("its WDT780SAEM1 thanks") == "its WDT780SAEM1"
+    assert before_courtesy("option 1 thx") == "option 1"
+    assert before_courtesy("the dishwasher, thank you so much!") == "the dishwasher"
+    for closing in ("great thank you thanks", "got it thanks", "legend, thanks", "ok so cheers"):
+        assert before_courtesy(closing) is None, closing
+    model = Understanding(train(EXAMPLES))
+    asked = [
+        HumanMessage("my dishwasher is not draining"),
+        AIMessage("Could you tell me your appliance's **model number**?"),
+        HumanMessage("its WDT780SAEM1 thanks"),
+    ]
+    assert resolve_intent("thanks", asked, model, picked_part=False) == "diagnose"
+    asked[-1] = HumanMessage("great thank you thanks")
+    assert resolve_intent("thanks", asked, model, picked_part=False) == "thanks"
+    # a yes and courtesy to offered installation steps accepts them; a closing does not
+    offered = [
+        HumanMessage("how much is PS11753379"),
+        AIMessage("**Drain Pump** (PS11753379) · $59.95\n\nWant the installation steps?"),
+        HumanMessage("ya please thanks"),
+    ]
+    assert resolve_intent("thanks", offered, model, picked_part=False) == "install"
+    offered[-1] = HumanMessage("ok ty, ill think about it")
+    assert resolve_intent("thanks", offered, model, picked_part=False) == "thanks"
+
+
+def test_the_filler_that_opens_a_turn_is_not_read_by_the_dialogues_patterns() -> None:
+    assert without_opening_filler("ok so is the drain hose on that list") == (
+        "is the drain hose on that list"
+    )
+    assert without_opening_filler("hmm, 2nd looks right") == "2nd looks right"
+    assert without_opening_filler("ok") == "ok"
+    assert without_opening_filler("the fridge is ok so far") == "the fridge is ok so far"
+
+
+def test_a_part_type_asked_to_go_in_a_model_is_not_a_search_for_the_type() -> None:
+    model = Understanding(train(EXAMPLES))
+    shown = [
+        HumanMessage("how much for the filter"),
+        AIMessage("**Dishwasher Filter** (PS11759673) · $46.14 · In Stock"),
+        HumanMessage("and would that same filter go in a 2213092N413?"),
+    ]
+    assert resolve_intent("compat", shown, model, picked_part=False) == "compat"
+    shown[-1] = HumanMessage("and the drain hose?")
+    assert resolve_intent("details", shown, model, picked_part=False) == "search"
