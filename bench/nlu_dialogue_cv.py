@@ -3,6 +3,7 @@
     .venv/bin/python bench/nlu_dialogue_cv.py --catalog var/catalog.db           # folds + dev
     .venv/bin/python bench/nlu_dialogue_cv.py --catalog var/catalog.db --show    # LOOK failures
     .venv/bin/python bench/nlu_dialogue_cv.py --catalog var/catalog.db --no-dev  # folds only
+    .venv/bin/python bench/nlu_dialogue_cv.py --catalog var/catalog.db --variants  # + varied turns
 
 The frozen test split's dialogues are a random quarter of the one original corpus
 (``dlg-…``); its train quarter is the nearest unfrozen sample of the same distribution,
@@ -14,7 +15,10 @@ the tests use. Folds 0-2 are the LOOK half (``--show`` prints their failures), f
 the CHECK half: only its counts are ever printed, so a change can be checked on dialogues
 nobody tuned on. Also reported: dev's dialogues by family (the original ``dlg`` ones and
 each ``dv-…`` batch) with a model of train alone, as ``bench/nlu.py --split dev`` scores
-them. A fitted model is cached under ``var/nlu-cv/`` by a digest of its examples and of
+them. ``--variants`` scores the folds' dialogues again with each later turn varied the
+small ways shoppers vary one (a closing thanks, an opening "ok so", lower case without
+punctuation), labels unchanged: a mechanism that only knows the corpus's own wording
+fails there. A fitted model is cached under ``var/nlu-cv/`` by a digest of its examples and of
 the training code, so a change to the reading or the dialogue code reruns in seconds.
 """
 
@@ -28,6 +32,7 @@ import re
 import sqlite3
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +144,23 @@ async def run_all(
     return [await run_dialogue(graph, d, labels) for d in dialogues]
 
 
+# The same dialogues in the small ways shoppers vary a turn, the labels unchanged: a
+# closing thanks, an opening filler, lower case without punctuation, a sentence's
+# capital and full stop (each later turn; the first turn too where it makes no job).
+VARIANTS: dict[str, Callable[[str, int], str]] = {
+    "thanks": lambda t, i: t if i == 0 else t.rstrip("?!. ") + " thanks",
+    "ok so": lambda t, i: t if i == 0 else "ok so " + t,
+    "lower": lambda t, i: re.sub(r"[?!.,']", "", t.lower()),
+    "sentence": lambda t, i: t[:1].upper() + t[1:] + ("" if t.endswith(("?", ".", "!")) else "."),
+}
+
+
+def variant(dialogue: corpus.Dialogue, name: str) -> corpus.Dialogue:
+    change = VARIANTS[name]
+    turns = [{**t, "user": change(t["user"], i)} for i, t in enumerate(dialogue["turns"])]
+    return corpus.Dialogue(id=dialogue["id"], turns=turns)  # type: ignore[typeddict-item]
+
+
 def family(dialogue_id: str) -> str:
     m = _FAMILY.match(dialogue_id)
     return m.group(1) if m else dialogue_id
@@ -168,10 +190,11 @@ async def run(
     train_only: Understanding | None,
     show: bool,
     show_dev: str | None = None,
+    variants: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     k = len(models)
     catalog = await Catalog.open(db)
-    out: dict[str, Any] = {"folds": {}}
+    out: dict[str, Any] = {"folds": {}, "variants": {}}
     try:
         for f in range(k):
             mine = [d for d in dialogues if fold_of(d["id"], k) == f]
@@ -181,6 +204,16 @@ async def run(
                 for r in results:
                     if not r.ok:
                         print(f"[fold {f}] {r.describe()}\n")
+            for name in variants:
+                changed = await run_all(catalog, models[f], [variant(d, name) for d in mine])
+                out["variants"].setdefault(name, {})[f] = (
+                    sum(r.ok for r in changed),
+                    len(changed),
+                )
+                if show and f in LOOK:
+                    for r in changed:
+                        if not r.ok:
+                            print(f"[fold {f}, {name}] {r.describe()}\n")
         if train_only is not None:
             by_family: dict[str, list[int]] = defaultdict(lambda: [0, 0])
             failed = []
@@ -217,6 +250,9 @@ def report(out: dict[str, Any]) -> str:
         lines.append(f"  {name} (folds {'-'.join(map(str, (which[0], which[-1])))}): {ok}/{n}")
     ok, n = _half(folds, tuple(folds))
     lines.append(f"  all: {ok}/{n} ({ok / n:.1%})")
+    for name, by_fold in out["variants"].items():
+        look, check = _half(by_fold, LOOK), _half(by_fold, CHECK)
+        lines.append(f"  variant {name!r}: LOOK {look[0]}/{look[1]}, CHECK {check[0]}/{check[1]}")
     if "dev" in out:
         dev = out["dev"]
         ok, n = sum(v[0] for v in dev.values()), sum(v[1] for v in dev.values())
@@ -234,6 +270,11 @@ def main() -> int:
     p.add_argument("--no-dev", action="store_true", help="skip dev's dialogues")
     p.add_argument("--show-dev", metavar="PREFIX", help="print the failed dev dialogues so named")
     p.add_argument(
+        "--variants",
+        action="store_true",
+        help="also score the folds' dialogues varied as shoppers vary a turn (VARIANTS)",
+    )
+    p.add_argument(
         "--unscreened",
         action="store_true",
         help="keep the dev and tr- texts close to a held turn (a leaky, optimistic figure)",
@@ -244,7 +285,10 @@ def main() -> int:
     models, train_only = fit_models(
         ns.catalog, dialogues, ns.folds, not ns.no_dev, not ns.unscreened
     )
-    out = asyncio.run(run(ns.catalog, dialogues, models, train_only, ns.show, ns.show_dev))
+    variants = tuple(VARIANTS) if ns.variants else ()
+    out = asyncio.run(
+        run(ns.catalog, dialogues, models, train_only, ns.show, ns.show_dev, variants)
+    )
     print(json.dumps(out) if ns.json else report(out))
     return 0
 
