@@ -476,13 +476,15 @@ def resolve_intent(
         )
         or intent in ("orders", "out_of_scope")
         or (intent == "injection" and rule_intent(text) != "injection")
+        or (intent in ("thanks", "greeting") and rule_intent(text) is None)
         or (intent == "compat" and "modelnum" not in words)
     ):
         # "the second one", "damper control" after a list: that part, for the job the
         # message or the conversation names if it is about one part, else its details.
         # Pointing at a listed part outweighs the classifier's other guesses ("what about
         # the first part you showed me" is not about an order, "circulation pump price"
-        # no attempt on the rules, which only the rules find; a fit check needs a model;
+        # no attempt on the rules, which only the rules find, nor "ok 3" thanks unless
+        # the rules say so; a fit check needs a model;
         # its price asked is its details, whatever the job before).
         pending = pending_job(messages, understanding)
         if _INSTALL_WORDS.search(text):

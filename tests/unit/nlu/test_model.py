@@ -478,3 +478,10 @@ def test_a_part_type_asked_to_go_in_a_model_is_not_a_search_for_the_type() -> No
     assert resolve_intent("compat", shown, model, picked_part=False) == "compat"
     shown[-1] = HumanMessage("and the drain hose?")
     assert resolve_intent("details", shown, model, picked_part=False) == "search"
+
+
+def test_a_pick_the_classifier_alone_takes_for_thanks_is_the_picked_part() -> None:
+    model = Understanding(train(EXAMPLES))
+    assert _after_a_list("ok 3", "thanks", model, picked=True) == "details"
+    # the rules' thanks stays thanks
+    assert _after_a_list("thanks so much", "thanks", model, picked=True) == "thanks"
