@@ -74,6 +74,8 @@ async def reading_cost_us(
             if rnd:
                 samples.append((t1 - t0) / 1000)
     del model
+    if not samples:  # a family of dialogues alone (--prefix dv-fj): no message to time
+        return {"n": 0, "mean_us": 0.0, "p50_us": 0.0, "p99_us": 0.0}
     samples.sort()
     return {
         "n": len(samples),

@@ -22,6 +22,7 @@ from partchat.nlu.dialogue import (
     moves_on,
     only_gives_a_model,
     resolve_intent,
+    without_opening_filler,
 )
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
@@ -85,9 +86,12 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         )
         found = reading.found
         # the dialogue's word patterns read the message with its question words put right
-        # ("evap fan moter, in stok?"); the reading above had the shopper's own
+        # ("evap fan moter, in stok?") and without the filler that opens it ("ok so 2nd
+        # looks right"); the reading above had the shopper's own
         seen = (
-            [*messages[:-1], HumanMessage(respell(last.text))] if messages[-1] is last else messages
+            [*messages[:-1], HumanMessage(respell(without_opening_filler(last.text)))]
+            if messages[-1] is last
+            else messages
         )
         picked = await _extract_with_confirmation(found, seen, catalog)
         correction = corrects(last.text)

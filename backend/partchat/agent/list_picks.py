@@ -10,7 +10,12 @@ from functools import cache
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.catalog.stem import stem
-from partchat.catalog.vocab import APPLIANCE_NAMES, appliance_words, part_type_keywords
+from partchat.catalog.vocab import (
+    APPLIANCE_NAMES,
+    appliance_words,
+    brand_words,
+    part_type_keywords,
+)
 
 _PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
 _ORDINALS = {
@@ -18,10 +23,14 @@ _ORDINALS = {
     "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1, "top": 0, "bottom": -1,
 }  # fmt: skip
 _ORD = r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)"
+_FILLER = r"(ok(ay)?|so|um+|uh+|h+m+|well|and|then|yes|yeah|yep|lets? (go with|do|try)|go with|i'?ll take|take)"
+_COURTESY = r"pls|plz|please|thanks?|thx|ty|then"
 _ORDINAL = re.compile(
     rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice)\b|"
     r"\b(?P<c>top|bottom)\s+one\b|\bone (?:at|on) the\s+(?P<d>top|bottom)\b|"
-    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|^\s*(?P<m>[1-9])\s*[.!?]*\s*$|"
+    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|"
+    # a digit alone, after filler and before courtesy ("2", "ok so 1", "3 pls")
+    rf"^\W*({_FILLER}\W+)*(?P<m>[1-9])\s*(\W+({_COURTESY}))*[.!?]*\s*$|"
     # "2nd looks right", "1st pls, price and stock?": an ordinal that opens the message
     rf"^\W*(?P<e>{_ORD[1:-1]})\b(?!\s+(time|of all|thing|off|i\b|we\b|you\b))",
     re.IGNORECASE,
@@ -156,16 +165,25 @@ _GENERIC_WORDS = frozenset(
         "good",
         "perfect",
         "well",
+        # a closing thanks ("the defrost heater thanks")
+        "thanks",
+        "thank",
+        "thx",
+        "cheers",
+        "plz",
+        "lol",
     ]
 )
 
 
 @cache
 def _generic_stems() -> frozenset[str]:
-    """The generic words and the appliance's one-word names in any spelling ("the fridge
-    one"; "freezer" and "ice maker" tell listed parts apart, so they are not generic)."""
+    """The generic words, the appliance's one-word names in any spelling ("the fridge
+    one"; "freezer" and "ice maker" tell listed parts apart, so they are not generic) and
+    the brands' words: "it's a whirlpool 10672003010" after a list gives the appliance's
+    make, not the *Whirlpool EveryDrop Filter* listed (a brand is in 148 part names)."""
     names = (w for w, _ in appliance_words(APPLIANCE_NAMES) if " " not in w)
-    return frozenset(stem(w) for w in (*_GENERIC_WORDS, *names))
+    return frozenset(stem(w) for w in (*_GENERIC_WORDS, *names, *brand_words()))
 
 
 # A message that asks how to put one part in ("what door parts fit" asks for parts).

@@ -14,6 +14,8 @@ from functools import lru_cache
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from partchat.catalog.vocab import appliance_reply_words
+
 from .features import normalize, part_type_named, part_type_pattern
 from .model import Scores, Understanding
 from .rules import rule_intent
@@ -31,8 +33,10 @@ _OFFERED_INSTALL = re.compile(
     r"^(?![^\n]*\bor\b)[^\n]*(installation steps|how to install)\b[^\n]*\?\s*$",
     re.IGNORECASE | re.MULTILINE,
 )
+# ("a replacement ice maker" names a part: 36 of the 40 learnt messages with
+# "replacement" search for one.)
 _INSTALL_WORDS = re.compile(
-    r"\b(install\w*|replac\w*|swap\w*|fit it|put (it |this |that )?in|mount\w*|hook\w* up|"
+    r"\b(install\w*|replac(e|es|ing)\b|swap\w*|fit it|put (it |this |that )?in|mount\w*|hook\w* up|"
     r"change (it|that|this))\b",
     re.IGNORECASE,
 )
@@ -52,6 +56,8 @@ _AMONG = re.compile(
     r"among (them|those|these)|in (that|the|this) list)\b",
     re.IGNORECASE,
 )
+# "and would that same filter go in a 2213092N413": whether the part goes with a model
+_GOES_IN = re.compile(r"\bgo(es)? (in|on|into|with)\b", re.IGNORECASE)
 _WHICH_ONE = re.compile(r"\bwhich (one|part) is\b|\bwhich of (them|those|these) is\b", re.I)
 _ASKED_FOR_PART = re.compile(r"\bpart number\b|\bwhich part\b", re.IGNORECASE)
 # "yes", "yeah show me how", "yes pls, walk me through it": a yes and at most a few
@@ -60,6 +66,14 @@ _YES_WORDS = r"yes|yeah|yep|yup|ya|yea|sure|ok(ay)?"
 _YES = re.compile(
     rf"^\s*({_YES_WORDS}|please|go ahead|do it|show me)\b"
     r"(?![^?]*\b(no|not|but|instead|other)\b)[^?]{0,40}$",
+    re.IGNORECASE,
+)
+
+# "yes thanks", "ya please thanks", "go ahead thx": a yes and courtesy, nothing else ("ok
+# ty, ill think about it" closes the matter).
+_YES_THANKS = re.compile(
+    r"^\W*(yes|yeah|yep|yup|ya|yea|sure|go ahead|please|pls)"
+    r"(\W+(yes|please|pls|plz|go ahead|do it|thanks?|thank (you|u)|thx|ty|cheers))*\W*$",
     re.IGNORECASE,
 )
 
@@ -209,6 +223,55 @@ def _after_courtesy(text: str) -> str | None:
     return rest if len(rest.split()) >= 2 and _QUESTION.search(rest) else None
 
 
+# Thanks or please that closes a message ("DWHD440MFP thanks", "option 1 thx", "the
+# hinge please"): the words before it are what the message says.
+_CLOSING_COURTESY = re.compile(
+    r"(\W+(thanks?|thank (you|u)|thx|ty|tysm|cheers|pl(ea)?se?|plz|pls|so much|a lot|a ton|"
+    r"very much|in advance|again))+\W*$",
+    re.IGNORECASE,
+)
+
+
+# What a reply or a request before a closing thanks says: a number, a place in a list, an
+# appliance, a part type, a question ("legend, thanks" and "got it thanks" say none).
+_PLACE = re.compile(
+    r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th|one|two|three|other)\b", re.I
+)
+
+
+def before_courtesy(text: str) -> str | None:
+    """The words before a closing thanks or please, when they say something of their own
+    ("its WDT780SAEM1 thanks", "option 1 thx", "the dishwasher thanks")."""
+    m = _CLOSING_COURTESY.search(text)
+    rest = text[: m.start()].strip() if m else ""
+    words = normalize(rest).split()
+    says = (
+        bool({"modelnum", "psnum", "smallnum"}.intersection(words))
+        or bool(appliance_reply_words().intersection(words))
+        or part_type_named(rest)
+        or _PLACE.search(rest) is not None
+        or _QUESTION.search(rest) is not None
+        or _INSTALL_WORDS.search(rest) is not None
+        or _FIT_WORDS.search(rest) is not None
+    )
+    return rest if says else None
+
+
+# Words that open a turn and say nothing ("ok so is the drain hose on that list", "hmm,
+# 2nd looks right", "well what about the fill hose").
+_OPENING_FILLER = re.compile(
+    r"^\W*((ok(ay)?|k|so|hm+|um+|uh+|er+m*|well|alright|oh|ah|anyway)\b\W*)+(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def without_opening_filler(text: str) -> str:
+    """The message without the filler that opens it, for the dialogue's word patterns,
+    which look for a question's first words ("ok so is the drain hose on that list" is
+    "is the drain hose on that list"); a message of filler alone stays ("ok")."""
+    return _OPENING_FILLER.sub("", text, count=1)
+
+
 def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
     classifier): "a bosch dishwasher" is an answer whatever the classifier guesses; the
@@ -303,6 +366,35 @@ def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) 
     return None
 
 
+# Words that tell a trouble, whether or not the catalog has a symptom for it ("the
+# handle cracked", "it's not cold", "weird smell").
+_TROUBLE = re.compile(
+    r"\b(broke\w*|crack\w*|leak\w*|nois\w*|loud|stuck|stop+ed|problems?|issues?|fix\w*|"
+    r"repair\w*|wrong|fail\w*|dead|melt\w*|froze\w*|freezing|warm|cold|hot|smell\w*|torn|"
+    r"ripped|damaged|bad|weird|keeps?|won'?t|doesn'?t|does not|isn'?t|is not|aren'?t|not|no|"
+    r"never|can'?t|cannot|help)\b",
+    re.IGNORECASE,
+)
+# A question about a part's price or stock ("replacement ice maker one, how much").
+_PRICE_QUESTION = re.compile(r"\b(how much|price\w*|cost\w*|in stock|stock)\b", re.IGNORECASE)
+
+
+def asks_for_a_part(
+    intent: str, text: str, understanding: Understanding, *, states_symptom: bool
+) -> bool:
+    """A message read as a problem that tells none: no symptom found (nor likely to the
+    classifier, which finds one before the appliance is known), no word of a trouble, a
+    part type named ("lg fridge 71052 water filter pls"). It asks for that part; a
+    diagnosis would only ask what the appliance is doing."""
+    return (
+        intent == "diagnose"
+        and not states_symptom
+        and part_type_named(text)
+        and _TROUBLE.search(text) is None
+        and understanding.score(text).no_symptom >= 0.5
+    )
+
+
 def resolve_intent(
     intent: str,
     messages: Sequence[BaseMessage],
@@ -322,12 +414,33 @@ def resolve_intent(
         return DECLINE
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
+    if intent in ("thanks", "greeting") and (said := before_courtesy(text)) is not None:
+        # "its WDT780SAEM1 thanks", "option 1 thx": a closing thanks after a reply or a
+        # request; what comes before it is the message ("great thank you thanks" stays)
+        before = intent_of(said, understanding, awaited=awaits_reply(messages))
+        if before in _JOBS or before == ANSWER:
+            intent = before
+    elif (
+        intent == "thanks"
+        and _YES_THANKS.match(text)
+        and _OFFERED_INSTALL.search(_previous_answer(messages))
+    ):
+        intent = ANSWER  # "ya please thanks" to "Want the installation steps?": a yes
+    if (
+        not names_part
+        and asks_for_a_part(intent, text, understanding, states_symptom=states_symptom)
+        and previous_job(messages, understanding) != "diagnose"
+    ):
+        # "lg fridge 71052 water filter pls" (in a diagnosis, "water come from under the
+        # door" goes on telling the trouble)
+        intent = "search"
     explicit = _INSTALL_WORDS.search(text) or _FIT_WORDS.search(text)
     elliptical = _ELLIPSIS.match(text) is not None
     if (
         ((elliptical and intent != "diagnose") or _WHICH_ONE.search(text))
         and not (picked_part or names_part or explicit)
         and part_type_named(text)
+        and not ("modelnum" in words and _GOES_IN.search(text))
     ):
         return "search"  # "what about the drain hose", "which one is the door latch"
     if _AMONG.search(text) and not names_part and intent in (*_PICKING, "compat"):
@@ -356,20 +469,30 @@ def resolve_intent(
         return "details"  # "what about WH23X10028, the motor and drain pump": we have it
     if picked_part and (
         intent in _PICKING
+        or (
+            intent == "install"
+            and not _INSTALL_WORDS.search(text)
+            and _PRICE_QUESTION.search(text) is not None
+        )
         or intent in ("orders", "out_of_scope")
         or (intent == "injection" and rule_intent(text) != "injection")
+        or (intent in ("thanks", "greeting") and rule_intent(text) is None)
         or (intent == "compat" and "modelnum" not in words)
     ):
         # "the second one", "damper control" after a list: that part, for the job the
         # message or the conversation names if it is about one part, else its details.
         # Pointing at a listed part outweighs the classifier's other guesses ("what about
         # the first part you showed me" is not about an order, "circulation pump price"
-        # no attempt on the rules, which only the rules find; a fit check needs a model).
+        # no attempt on the rules, which only the rules find, nor "ok 3" thanks unless
+        # the rules say so; a fit check needs a model;
+        # its price asked is its details, whatever the job before).
         pending = pending_job(messages, understanding)
         if _INSTALL_WORDS.search(text):
             return "install"
         if _FIT_WORDS.search(text):
             return "compat"
+        if _PRICE_QUESTION.search(text):
+            return "details"
         return pending if pending in ("install", "compat") else "details"
     if (
         intent in (ANSWER, "diagnose")

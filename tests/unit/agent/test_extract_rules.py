@@ -543,3 +543,23 @@ def test_of_names_that_all_fit_the_one_with_most_of_the_words_is_picked() -> Non
         "PS11739232"
     )
     assert referenced_part(convo("the thermostat one, how much", thermostats)) == "PS11750673"
+
+
+def test_a_brand_after_a_list_gives_the_make_and_picks_no_part() -> None:
+    listed = AIMessage(
+        "1. **Ice Maker Water Fill Tube Kit** (PS11739222) · $12.56\n"
+        "2. **Whirlpool EveryDrop3 Refrigerator Water Filter** (PS11722128) · $75.79"
+    )
+    assert referenced_part(convo("its a whirlpool 10672003010", listed)) is None
+    assert referenced_part(convo("the whirlpool water filter", listed)) == "PS11722128"
+
+
+def test_a_closing_thanks_does_not_hide_a_listed_name() -> None:
+    assert referenced_part(convo("the door seal thanks")) == "PS12348515"
+    assert referenced_part(convo("the filter please, thx")) == "PS11759673"
+
+
+def test_a_digit_alone_with_filler_or_courtesy_is_a_place_in_the_list() -> None:
+    assert referenced_part(convo("ok so 1")) == "PS11753379"
+    assert referenced_part(convo("2 pls")) == "PS11759673"
+    assert referenced_part(convo("i have 2 dishwashers")) is None

@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from partchat.nlu.dialogue import (
     DECLINE,
     awaits_reply,
+    before_courtesy,
     declines,
     intent_of,
     lacks_model,
@@ -18,6 +19,7 @@ from partchat.nlu.dialogue import (
     pending_job,
     resolve_intent,
     unawaited,
+    without_opening_filler,
 )
 from partchat.nlu.features import features, negated_words, normalize
 from partchat.nlu.model import ModelMismatch, Scores, Understanding
@@ -389,3 +391,97 @@ def test_not_knowing_where_the_model_is_lacks_the_model() -> None:
         assert not lacks_model(text, [AIMessage("Here you go."), HumanMessage(text)]), text
     assert not lacks_model("where is the drain pump", [*asked, HumanMessage("x")])
     assert not lacks_model("not sure where, its 10641014101", [*asked, HumanMessage("x")])
+
+
+def test_a_problem_that_tells_no_trouble_but_names_a_part_asks_for_it() -> None:
+    requests = [
+        Example("need a water filter for my fridge", "search", ()),
+        Example("door gasket for a kenmore fridge please", "search", ()),
+    ]
+    model = Understanding(train([*EXAMPLES, *requests]))
+    first = [HumanMessage("lg fridge 71052 water filter pls")]
+    assert resolve_intent("diagnose", first, model, picked_part=False, states_symptom=False) == (
+        "search"
+    )
+    # a symptom found, or a word of a trouble, is a diagnosis
+    assert resolve_intent("diagnose", first, model, picked_part=False) == "diagnose"
+    broken = [HumanMessage("lg fridge 71052 water filter is leaking")]
+    assert resolve_intent("diagnose", broken, model, picked_part=False, states_symptom=False) == (
+        "diagnose"
+    )
+    # within a diagnosis, more words about the trouble go on telling it
+    more = [
+        HumanMessage("fridge is leaking water on the floor"),
+        AIMessage("1. **Door Gasket** (PS11759515)\n2. **Water Filter** (PS11722130)"),
+        HumanMessage("water comes from under the door gasket i think"),
+    ]
+    assert resolve_intent("diagnose", more, model, picked_part=False, states_symptom=False) == (
+        "diagnose"
+    )
+
+
+def test_a_listed_parts_price_asked_is_its_details_not_its_installation() -> None:
+    model = Understanding(train(EXAMPLES))
+    # "replacement" names the part; the classifier's install guess gives way to the price
+    text = "replacement ice maker one, how much"
+    assert _after_a_list(text, "install", model, picked=True) == "details"
+    assert _after_a_list("the first one, how do i replace it", "install", model, picked=True) == (
+        "install"
+    )
+    assert _after_a_list("the first one, can i do it myself", "install", model, picked=True) == (
+        "install"
+    )
+
+
+def test_a_closing_thanks_after_a_reply_or_a_request_is_that_reply_or_request() -> None:
+    assert before_courtesy("its WDT780SAEM1 thanks") == "its WDT780SAEM1"
+    assert before_courtesy("option 1 thx") == "option 1"
+    assert before_courtesy("the dishwasher, thank you so much!") == "the dishwasher"
+    for closing in ("great thank you thanks", "got it thanks", "legend, thanks", "ok so cheers"):
+        assert before_courtesy(closing) is None, closing
+    model = Understanding(train(EXAMPLES))
+    asked = [
+        HumanMessage("my dishwasher is not draining"),
+        AIMessage("Could you tell me your appliance's **model number**?"),
+        HumanMessage("its WDT780SAEM1 thanks"),
+    ]
+    assert resolve_intent("thanks", asked, model, picked_part=False) == "diagnose"
+    asked[-1] = HumanMessage("great thank you thanks")
+    assert resolve_intent("thanks", asked, model, picked_part=False) == "thanks"
+    # a yes and courtesy to offered installation steps accepts them; a closing does not
+    offered = [
+        HumanMessage("how much is PS11753379"),
+        AIMessage("**Drain Pump** (PS11753379) · $59.95\n\nWant the installation steps?"),
+        HumanMessage("ya please thanks"),
+    ]
+    assert resolve_intent("thanks", offered, model, picked_part=False) == "install"
+    offered[-1] = HumanMessage("ok ty, ill think about it")
+    assert resolve_intent("thanks", offered, model, picked_part=False) == "thanks"
+
+
+def test_the_filler_that_opens_a_turn_is_not_read_by_the_dialogues_patterns() -> None:
+    assert without_opening_filler("ok so is the drain hose on that list") == (
+        "is the drain hose on that list"
+    )
+    assert without_opening_filler("hmm, 2nd looks right") == "2nd looks right"
+    assert without_opening_filler("ok") == "ok"
+    assert without_opening_filler("the fridge is ok so far") == "the fridge is ok so far"
+
+
+def test_a_part_type_asked_to_go_in_a_model_is_not_a_search_for_the_type() -> None:
+    model = Understanding(train(EXAMPLES))
+    shown = [
+        HumanMessage("how much for the filter"),
+        AIMessage("**Dishwasher Filter** (PS11759673) · $46.14 · In Stock"),
+        HumanMessage("and would that same filter go in a 2213092N413?"),
+    ]
+    assert resolve_intent("compat", shown, model, picked_part=False) == "compat"
+    shown[-1] = HumanMessage("and the drain hose?")
+    assert resolve_intent("details", shown, model, picked_part=False) == "search"
+
+
+def test_a_pick_the_classifier_alone_takes_for_thanks_is_the_picked_part() -> None:
+    model = Understanding(train(EXAMPLES))
+    assert _after_a_list("ok 3", "thanks", model, picked=True) == "details"
+    # the rules' thanks stays thanks
+    assert _after_a_list("thanks so much", "thanks", model, picked=True) == "thanks"
