@@ -4,7 +4,6 @@ connection is busy go as one statement, and each caller still gets its own answe
 from __future__ import annotations
 
 import asyncio
-import itertools
 import sqlite3
 from collections.abc import AsyncIterator
 from functools import cache
@@ -188,23 +187,3 @@ async def test_a_batch_is_capped(store: SqliteStore, monkeypatch: pytest.MonkeyP
         await settle()
     assert await asyncio.gather(*calls) == [(k, 10) for k in "abcde"]
     assert sum(s.startswith("INSERT INTO pairs") for s in seen) == 3
-
-
-async def test_a_batch_resumes_its_callers_one_per_loop_pass(store: SqliteStore) -> None:
-    """Callers resumed together would all take their next step in one pass of the loop,
-    and every answer streaming meanwhile would wait for it."""
-    assert store._conn is not None
-    await store._conn.execute("CREATE TABLE pairs (k TEXT PRIMARY KEY, v INTEGER NOT NULL)")
-    batcher = RowBatcher(store, _pairs)
-    async with store.unit():
-        calls = [asyncio.ensure_future(batcher.submit(k, (k, 1))) for k in "abcd"]
-        await settle()
-    counts = []
-    for _ in range(200):
-        counts.append(sum(c.done() for c in calls))
-        if counts[-1] == len(calls):
-            break
-        await asyncio.sleep(0)
-    assert counts[-1] == 4
-    assert all(b - a <= 1 for a, b in itertools.pairwise(counts))
-    assert [c.result() for c in calls] == [(k, 10) for k in "abcd"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -97,10 +97,9 @@ class RowBatcher:
                 self._next = asyncio.ensure_future(self._flush())
             try:
                 await self._send(conn, batch)
-            except BaseException:  # the flush itself was cancelled (shutdown)
-                for request in batch:
+            finally:
+                for request in batch:  # the flush itself was cancelled (shutdown)
                     request.done.cancel()
-                raise
 
     async def _send(self, conn: aiosqlite.Connection, batch: list[_Request]) -> None:
         if not batch:
@@ -127,21 +126,6 @@ class RowBatcher:
                     request.done.set_exception(exc)
             return
         found = {row[0]: tuple(row) for row in rows}
-        _resume_one_per_pass(
-            iter([(r.done, found.get(r.params[0])) for r in batch]), asyncio.get_running_loop()
-        )
-
-
-def _resume_one_per_pass(
-    answers: Iterator[tuple[asyncio.Future[Row | None], Row | None]],
-    loop: asyncio.AbstractEventLoop,
-) -> None:
-    """Hand the callers their answers one per pass of the event loop. Resumed together,
-    a batch's callers would all take their next step (start a turn, send its end) in
-    one pass, and every answer streaming meanwhile waits for it: at 50 saturating
-    sessions token gaps p99 1.7-1.9 ms against 0.3-0.7 ms resumed one per pass."""
-    for done, row in answers:
-        if not done.done():  # a caller cancelled after its row was sent
-            done.set_result(row)
-            loop.call_soon(_resume_one_per_pass, answers, loop)
-            return
+        for request in batch:
+            if not request.done.done():
+                request.done.set_result(found.get(request.params[0]))
