@@ -187,3 +187,12 @@ async def test_a_batch_is_capped(store: SqliteStore, monkeypatch: pytest.MonkeyP
         await settle()
     assert await asyncio.gather(*calls) == [(k, 10) for k in "abcde"]
     assert sum(s.startswith("INSERT INTO pairs") for s in seen) == 3
+
+
+async def test_a_begin_on_a_closed_store_is_refused_not_left_waiting(
+    store: SqliteStore,
+) -> None:
+    session = await store.create_session()
+    await store.close()
+    with pytest.raises(StorageUnavailable, match="closed"):
+        await asyncio.wait_for(store.begin_turn(session.id, "c1", "hi", seq_reserved=3), 5)

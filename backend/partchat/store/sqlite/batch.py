@@ -6,9 +6,9 @@ Under load nearly every turn's begin and finish waits behind other units (at 50
 saturating sessions about 45 writes were queued on the connection's lock at any time),
 and each statement is a wake-up of aiosqlite's thread, a GIL hand-over each way and a
 commit of its own. A :class:`RowBatcher` sends everything waiting when the connection
-frees up as ``INSERT … SELECT … FROM (VALUES (…), (…)) … RETURNING key, …``: each row is
-still checked by its own ``WHERE``, and each caller gets its own ``RETURNING`` row, or
-``None`` when its row was not selected.
+frees up as ``WITH v(…) AS (VALUES (…), (…)) INSERT … SELECT … FROM v … RETURNING key, …``:
+each row is still checked by its own ``WHERE``, and each caller gets its own ``RETURNING``
+row, or ``None`` when its row was not selected.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 Row = tuple[Any, ...]
 
-DEFAULT_LIMIT = 64  # rows a statement: 64 x 15 parameters, far under SQLite's 32,766
+DEFAULT_LIMIT = 64  # rows a statement; at 15 parameters a row, far under SQLite's 32,766
 
 
 @dataclass(slots=True)
@@ -46,9 +46,10 @@ def values_rows(width: int, rows: int) -> str:
 
 class RowBatcher:
     """One kind of multi-row write. ``sql(n)`` is the statement for ``n`` rows of
-    parameters (cache it: it is asked for every batch); its ``RETURNING`` rows start with the row's key, the first parameter of
-    its row. A batch holds at most one request per ``group`` (the writes of one session
-    keep their order and never meet in one statement) and at most ``limit``.
+    parameters (cache it: it is asked for every batch); its ``RETURNING`` rows start with
+    the row's key, the first parameter of its row. A batch holds at most one request per
+    ``group`` (the writes of one session keep their order and never meet in one
+    statement) and at most ``limit``.
 
     A request cancelled before its batch is sent writes nothing; once sent, the
     statement runs to completion, as a write unit does.
@@ -90,6 +91,16 @@ class RowBatcher:
         return batch
 
     async def _flush(self) -> None:
+        try:
+            await self._flush_waiting()
+        except Exception as exc:  # no connection (the store is closed): nothing was sent
+            self._next = None
+            waiting, self._waiting = self._waiting, []
+            for request in waiting:
+                if not request.done.done():
+                    request.done.set_exception(exc)
+
+    async def _flush_waiting(self) -> None:
         async with self._connection.unit() as conn:
             self._next = None
             batch = self._take()
