@@ -3,7 +3,7 @@
 The issue's targets (intent 97 %, symptom F1 0.93, numbers 99 %, dialogues 95 %, nothing
 re-asked) are what ``bench/nlu.py`` reports against. Where a target is met this asserts
 it; where it is not yet met, the floor sits a few items under the level measured
-(2026-11-26: intent 92.5 %, symptom F1 0.915, dialogues 20 of 27), so a change cannot lose
+(2026-11-26: intent 93.0 %, symptom F1 0.926, dialogues 21 of 27), so a change cannot lose
 what was won, while training on new data may move a message or two. Each failure prints
 what it got wrong: the text, the expected and the actual reading. Tuning happens on the
 dev split only.
@@ -23,9 +23,9 @@ from tests.support.dialogues import DialogueResult, run_dialogue
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(300)]
 
 INTENT_FLOOR = 0.92  # target 0.97
-SYMPTOM_F1_FLOOR = 0.90  # target 0.93
+SYMPTOM_F1_FLOOR = 0.91  # target 0.93
 NUMBERS_FLOOR = 0.99  # the target
-DIALOGUE_FLOOR = 0.66  # target 0.95
+DIALOGUE_FLOOR = 0.70  # target 0.95 (19 of 27)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
