@@ -24,6 +24,7 @@ import asyncio
 import dataclasses
 import hashlib
 import itertools
+import json
 import re
 import sqlite3
 import sys
@@ -53,6 +54,29 @@ GRID: list[dict[str, list[Any]]] = [
     {"some_elsewhere": [0.3, 0.5, 0.7]},
     {"some_answer": [0.6, 0.8, 0.9]},
 ]
+
+
+# What a fitted model depends on besides its examples: the features, training and scoring
+# code, and the catalog's vocabularies the features read.
+MODEL_SOURCES = (
+    *(
+        ROOT / "backend/partchat/nlu" / name
+        for name in ("features.py", "temperatures.py", "train.py", "model.py")
+    ),
+    *(ROOT / "backend/partchat/catalog" / name for name in ("vocab.py", "stem.py")),
+    *sorted((ROOT / "data/catalog").glob("*.json")),
+)
+
+
+def model_digest(examples: Sequence[Any]) -> str:
+    """A cache key for the model fitted on ``examples`` (``train.Example``s) with today's
+    code and vocabularies."""
+    h = hashlib.sha256()
+    for path in MODEL_SOURCES:
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for e in examples:
+        h.update(json.dumps([e.text, e.intent, list(e.slugs)]).encode() + b"\n")
+    return h.hexdigest()[:24]
 
 
 def fold_of(item_id: str, k: int) -> int:

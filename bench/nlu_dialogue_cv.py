@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import re
 import sqlite3
@@ -39,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.nlu_cv import fold_of  # noqa: E402
+from bench.nlu_cv import fold_of, model_digest  # noqa: E402
 from tests.support.dialogues import DialogueResult, run_dialogue  # noqa: E402
 
 from partchat.agent.graph import build_graph  # noqa: E402
@@ -50,7 +49,6 @@ from partchat.nlu import store as nlu_store  # noqa: E402
 from partchat.nlu import train as nlu_train  # noqa: E402
 from partchat.nlu.features import normalize  # noqa: E402
 from partchat.nlu.model import Understanding  # noqa: E402
-from partchat.nlu.train import Example  # noqa: E402
 from partchat.toolbox.dispatch import Toolbox  # noqa: E402
 
 ORIGINAL = "dlg-"
@@ -103,28 +101,10 @@ def fold_set(
     )
 
 
-# What a fitted model depends on besides its examples: the features and training code,
-# and the catalog's vocabularies the features read.
-_SOURCES = (
-    *(ROOT / "backend/partchat/nlu" / f for f in ("features.py", "temperatures.py", "train.py")),
-    *(ROOT / "backend/partchat/catalog" / f for f in ("vocab.py", "stem.py")),
-    *sorted((ROOT / "data/catalog").glob("*.json")),
-)
-
-
-def _digest(examples: list[Example]) -> str:
-    h = hashlib.sha256()
-    for source in _SOURCES:
-        h.update(source.name.encode() + b"\0" + source.read_bytes())
-    for e in examples:
-        h.update(json.dumps([e.text, e.intent, list(e.slugs)]).encode() + b"\n")
-    return h.hexdigest()[:24]
-
-
 def fitted(conn: sqlite3.Connection, learnt: corpus.TrainingSet, label: str) -> Understanding:
     """The model of ``learnt`` (fitted once, then read from the cache)."""
     examples = nlu_store.examples_of(conn, learnt)
-    path = CACHE / f"{_digest(examples)}.json"
+    path = CACHE / f"{model_digest(examples)}.json"
     if path.is_file():
         return Understanding(json.loads(path.read_text()))
     print(f"  fitting {label} ({len(examples)} examples) …", file=sys.stderr, flush=True)

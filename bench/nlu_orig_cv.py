@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import sys
 import time
@@ -32,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.nlu_cv import fold_of, splits  # noqa: E402
+from bench.nlu_cv import fold_of, model_digest, splits  # noqa: E402
 
 from partchat.catalog import Catalog  # noqa: E402
 from partchat.nlu.evaluate import Report, evaluate, format_misses  # noqa: E402
@@ -43,14 +42,10 @@ FOLDS = 5
 LOOK = frozenset({0, 1, 2})
 ORIGINAL = ("so-", "df-")
 CACHE = ROOT / "var" / "nlu_orig_cv"
+
+
 # What a fold's model depends on beside its examples: the code that turns text into
 # features and fits the weights, and the vocabulary files the features read.
-_MODEL_SOURCES = [
-    ROOT / "backend/partchat/nlu" / name
-    for name in ("features.py", "temperatures.py", "train.py", "model.py")
-] + [ROOT / "backend/partchat/catalog/vocab.py", *sorted((ROOT / "data/catalog").glob("*.json"))]
-
-
 def group_of(item_id: str) -> str | None:
     """``look`` / ``check`` for an original message (by its fold), ``tr`` for a later
     train item, None otherwise."""
@@ -61,18 +56,9 @@ def group_of(item_id: str) -> str | None:
     return None
 
 
-def _digest(examples: list[Example]) -> str:
-    h = hashlib.sha256()
-    for path in _MODEL_SOURCES:
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    for e in examples:
-        h.update(json.dumps([e.text, e.intent, list(e.slugs)]).encode() + b"\n")
-    return h.hexdigest()[:24]
-
-
 def fold_model(examples: list[Example], cache: Path | None) -> dict[str, Any]:
     """The fold's trained model, from the cache when its inputs are unchanged."""
-    path = cache / f"{_digest(examples)}.json" if cache is not None else None
+    path = cache / f"{model_digest(examples)}.json" if cache is not None else None
     if path is not None and path.is_file():
         data: dict[str, Any] = json.loads(path.read_text())
         return data
