@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from partchat.nlu.dialogue import (
@@ -69,8 +70,7 @@ def test_training_is_deterministic() -> None:
     assert a == b
 
 
-def test_scores_unseen_phrasings() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_scores_unseen_phrasings(model: Understanding) -> None:
     assert model.score("how do i install PS3406971 please").intent == "install"
     assert model.score("does PS11753379 fit 10640262010?").intent == "compat"
     assert model.score("hello there").intent == "greeting"
@@ -92,8 +92,7 @@ def test_a_model_of_other_features_is_refused() -> None:
         raise AssertionError("ModelMismatch not raised")
 
 
-def test_an_answer_continues_the_job_the_assistant_asked_about() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_an_answer_continues_the_job_the_assistant_asked_about(model: Understanding) -> None:
     messages = [
         HumanMessage("my dishwasher is not draining"),
         AIMessage("Could you tell me your appliance's **model number**?"),
@@ -122,11 +121,17 @@ def test_small_numbers_are_one_placeholder() -> None:
     assert normalize("the 2nd one") == "the 2nd one"  # an ordinal keeps its word
 
 
-def test_symptom_odds_are_given_a_symptom() -> None:
-    reading = Understanding(train(EXAMPLES)).score("water left at the bottom")
+def test_symptom_odds_are_given_a_symptom(model: Understanding) -> None:
+    reading = model.score("water left at the bottom")
     assert abs(sum(reading.symptom_odds.values()) - 1.0) < 1e-6
     assert max(reading.symptom_odds, key=reading.symptom_odds.__getitem__) == "not-draining"
     assert "-" not in reading.symptom_odds
+
+
+@pytest.fixture(scope="module")
+def model() -> Understanding:
+    """The model of ``EXAMPLES``, trained once for the module (it is only read)."""
+    return Understanding(train(EXAMPLES))
 
 
 def _after_a_list(text: str, intent: str, model: Understanding, *, picked: bool) -> str:
@@ -138,8 +143,9 @@ def _after_a_list(text: str, intent: str, model: Understanding, *, picked: bool)
     return resolve_intent(intent, messages, model, picked_part=picked)
 
 
-def test_naming_a_listed_part_is_about_that_part_whatever_it_reads_like() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_naming_a_listed_part_is_about_that_part_whatever_it_reads_like(
+    model: Understanding,
+) -> None:
     # "start relay" reads like a symptom, "damper control" like a search
     assert _after_a_list("drain pump", "diagnose", model, picked=True) == "details"
     assert _after_a_list("drain pump", "search", model, picked=True) == "details"
@@ -151,16 +157,14 @@ def test_naming_a_listed_part_is_about_that_part_whatever_it_reads_like() -> Non
     )
 
 
-def test_an_elliptical_follow_up_naming_another_part_type_searches() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_an_elliptical_follow_up_naming_another_part_type_searches(model: Understanding) -> None:
     assert _after_a_list("what about the drain hose", "details", model, picked=False) == "search"
     assert _after_a_list("and the spray arm?", "answer", model, picked=False) == "search"
     # without a part type it keeps the previous job
     assert _after_a_list("and PS3406971?", "details", model, picked=False) != "search"
 
 
-def test_a_bare_part_name_not_on_the_list_searches_for_it() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_a_bare_part_name_not_on_the_list_searches_for_it(model: Understanding) -> None:
     # read as an answer, but it picks nothing: that part is searched, not the diagnosis redone
     assert _after_a_list("the drain hose", "answer", model, picked=False) == "search"
     # a model given with where it is written continues the job ("door" is a part type)
@@ -171,8 +175,7 @@ def test_a_bare_part_name_not_on_the_list_searches_for_it() -> None:
     assert _after_a_list("no, the drain hose", "answer", model, picked=False) == "answer"
 
 
-def test_yes_with_a_few_words_accepts_offered_installation_steps() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_yes_with_a_few_words_accepts_offered_installation_steps(model: Understanding) -> None:
     for text in ("yes please", "yeah show me how", "yes pls, walk me through it", "sure go ahead"):
         messages = [
             HumanMessage("hello"),
@@ -191,7 +194,7 @@ def test_a_clause_that_says_all_is_fine_has_its_own_word_features() -> None:
     assert f["w:is"] == 1 and f["o:is"] == 1  # each word where it stands
 
 
-def test_a_no_that_only_closes_the_matter_declines() -> None:
+def test_a_no_that_only_closes_the_matter_declines(model: Understanding) -> None:
     for text in (
         "no",
         "nope",
@@ -211,7 +214,6 @@ def test_a_no_that_only_closes_the_matter_declines() -> None:
         "now the drain pump",
     ):
         assert not declines(text), text
-    model = Understanding(train(EXAMPLES))
     messages = [
         HumanMessage("how do i install PS11753379"),
         AIMessage("Here's how to install the **Drain Pump** (PS11753379)."),
@@ -220,8 +222,7 @@ def test_a_no_that_only_closes_the_matter_declines() -> None:
     assert resolve_intent("answer", messages, model, picked_part=False) == DECLINE
 
 
-def test_pointing_at_a_listed_part_outweighs_other_guesses() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_pointing_at_a_listed_part_outweighs_other_guesses(model: Understanding) -> None:
     text = "what about the first part you showed me"
     assert _after_a_list(text, "orders", model, picked=True) == "details"
     assert _after_a_list("and the other one?", "compat", model, picked=True) == "details"
@@ -231,7 +232,7 @@ def test_pointing_at_a_listed_part_outweighs_other_guesses() -> None:
     assert _after_a_list(text, "orders", model, picked=False) == "orders"
 
 
-def test_a_model_given_with_a_few_words_continues_the_job_before() -> None:
+def test_a_model_given_with_a_few_words_continues_the_job_before(model: Understanding) -> None:
     for text in ("its for an LDF7551WW", "wait, that's my neighbours. mine is 10639422990"):
         assert only_gives_a_model(text), text
     for text in (
@@ -241,7 +242,6 @@ def test_a_model_given_with_a_few_words_continues_the_job_before() -> None:
         "its for my fridge",
     ):
         assert not only_gives_a_model(text), text
-    model = Understanding(train(EXAMPLES))
     messages = [
         HumanMessage("how do i install PS11753379"),
         AIMessage("Here's how to install the **Drain Pump** (PS11753379)."),
@@ -277,20 +277,18 @@ def test_a_trouble_said_to_be_over_before_another_moves_on() -> None:
         assert not moves_on(text), text
 
 
-def test_a_part_types_name_alone_after_a_list_that_lacks_it_searches() -> None:
+def test_a_part_types_name_alone_after_a_list_that_lacks_it_searches(model: Understanding) -> None:
     assert names_only_a_part_type("the spring")
     assert names_only_a_part_type("drain hose?")
     assert not names_only_a_part_type("the door springs open")
     assert not names_only_a_part_type("my drain hose is leaking")
-    model = Understanding(train(EXAMPLES))
     assert _after_a_list("the spring", "diagnose", model, picked=False) == "search"
     assert _after_a_list("the spring", "answer", model, picked=False) == "search"
     # a listed part so named is that part
     assert _after_a_list("the filter", "answer", model, picked=True) == "details"
 
 
-def test_a_question_after_an_opening_thanks_is_the_job() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_a_question_after_an_opening_thanks_is_the_job(model: Understanding) -> None:
     messages = [
         HumanMessage("does PS11753379 fit WDT780SAEM1"),
         AIMessage("Yes! The **Drain Pump** (PS11753379) fits your **WDT780SAEM1**."),
@@ -325,8 +323,7 @@ def test_an_answer_needs_something_asked_or_listed() -> None:
     assert awaits_reply([HumanMessage("parts for WDT780SAEM1"), listed, HumanMessage("pump")])
 
 
-def test_an_answer_to_nothing_asked_is_the_next_intent() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_an_answer_to_nothing_asked_is_the_next_intent(model: Understanding) -> None:
     text = "black gunk around the ice chute"  # no rule decides it; the classifier: answer
     scores = model.score(text)
     assert scores.intent == "answer"
@@ -337,8 +334,9 @@ def test_an_answer_to_nothing_asked_is_the_next_intent() -> None:
     assert intent_of("a bosch dishwasher", model, awaited=False) == "answer"
 
 
-def test_a_first_message_read_as_an_answer_is_the_job_an_answer_to_it_continues() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_a_first_message_read_as_an_answer_is_the_job_an_answer_to_it_continues(
+    model: Understanding,
+) -> None:
     first = "black gunk around the ice chute"
     job = model.score(first).runner_up
     assert job in ("diagnose", "search", "details", "compat", "install")
@@ -370,8 +368,7 @@ def test_an_unawaited_answer_becomes_only_a_job() -> None:
     assert unawaited(scores("search", "answer")) == "search"
 
 
-def test_an_elliptical_question_naming_nothing_new_is_its_own_job() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_an_elliptical_question_naming_nothing_new_is_its_own_job(model: Understanding) -> None:
     fit = [
         HumanMessage("is PS3406971 compatible with my WDT780SAEM1"),
         AIMessage("Yes! The **Drain Hose** (PS3406971) fits your **WDT780SAEM1**. In Stock."),
@@ -420,8 +417,9 @@ def test_a_problem_that_tells_no_trouble_but_names_a_part_asks_for_it() -> None:
     )
 
 
-def test_a_listed_parts_price_asked_is_its_details_not_its_installation() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_a_listed_parts_price_asked_is_its_details_not_its_installation(
+    model: Understanding,
+) -> None:
     # "replacement" names the part; the classifier's install guess gives way to the price
     text = "replacement ice maker one, how much"
     assert _after_a_list(text, "install", model, picked=True) == "details"
@@ -433,13 +431,14 @@ def test_a_listed_parts_price_asked_is_its_details_not_its_installation() -> Non
     )
 
 
-def test_a_closing_thanks_after_a_reply_or_a_request_is_that_reply_or_request() -> None:
+def test_a_closing_thanks_after_a_reply_or_a_request_is_that_reply_or_request(
+    model: Understanding,
+) -> None:
     assert before_courtesy("its WDT780SAEM1 thanks") == "its WDT780SAEM1"
     assert before_courtesy("option 1 thx") == "option 1"
     assert before_courtesy("the dishwasher, thank you so much!") == "the dishwasher"
     for closing in ("great thank you thanks", "got it thanks", "legend, thanks", "ok so cheers"):
         assert before_courtesy(closing) is None, closing
-    model = Understanding(train(EXAMPLES))
     asked = [
         HumanMessage("my dishwasher is not draining"),
         AIMessage("Could you tell me your appliance's **model number**?"),
@@ -468,8 +467,9 @@ def test_the_filler_that_opens_a_turn_is_not_read_by_the_dialogues_patterns() ->
     assert without_opening_filler("the fridge is ok so far") == "the fridge is ok so far"
 
 
-def test_a_part_type_asked_to_go_in_a_model_is_not_a_search_for_the_type() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_a_part_type_asked_to_go_in_a_model_is_not_a_search_for_the_type(
+    model: Understanding,
+) -> None:
     shown = [
         HumanMessage("how much for the filter"),
         AIMessage("**Dishwasher Filter** (PS11759673) · $46.14 · In Stock"),
@@ -480,8 +480,9 @@ def test_a_part_type_asked_to_go_in_a_model_is_not_a_search_for_the_type() -> No
     assert resolve_intent("details", shown, model, picked_part=False) == "search"
 
 
-def test_a_pick_the_classifier_alone_takes_for_thanks_is_the_picked_part() -> None:
-    model = Understanding(train(EXAMPLES))
+def test_a_pick_the_classifier_alone_takes_for_thanks_is_the_picked_part(
+    model: Understanding,
+) -> None:
     assert _after_a_list("ok 3", "thanks", model, picked=True) == "details"
     # the rules' thanks stays thanks
     assert _after_a_list("thanks so much", "thanks", model, picked=True) == "thanks"
