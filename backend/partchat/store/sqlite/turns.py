@@ -49,7 +49,7 @@ _START_ROW = ("turn", "session", "client", "owner", "now", "reserved", "message"
 
 
 @cache
-def _starts(rows: int) -> str:
+def _start_sql(rows: int) -> str:
     return (
         "INSERT INTO turn_starts (turn_id, session_id, client_message_id, owner, started_at,"
         " seq_reserved, message_id, text)"
@@ -97,7 +97,7 @@ _ANSWER_ROW = (
 
 
 @cache
-def _answers(rows: int) -> str:
+def _answer_sql(rows: int) -> str:
     return (
         "INSERT INTO turn_answers (turn_id, session_id, status, finish_reason, ended_at,"
         " timings, model, first_token_ms, message_id, text, message_status, tool_outputs,"
@@ -143,11 +143,11 @@ class TurnWrites(SqliteConnection):
 
     @cached_property
     def _starts(self) -> RowBatcher:
-        return RowBatcher(self, _starts)
+        return RowBatcher(self, _start_sql)
 
     @cached_property
     def _answers(self) -> RowBatcher:
-        return RowBatcher(self, _answers)
+        return RowBatcher(self, _answer_sql)
 
     # ----------------------------------------------------------------- turns
 
@@ -191,7 +191,7 @@ class TurnWrites(SqliteConnection):
 
         async def refused(conn: aiosqlite.Connection) -> BeginTurn:
             # Under the write lock, nothing changes between the statements.
-            again = list(await conn.execute_fetchall(_starts(1), start))
+            again = list(await conn.execute_fetchall(_start_sql(1), start))
             if again:  # what refused it has gone (a turn elsewhere ended)
                 return begun(tuple(again[0]))
             found = list(
@@ -203,7 +203,7 @@ class TurnWrites(SqliteConnection):
                 raise UnknownSession(session_id)
             before, existing, elsewhere = found[0]
             if owner is None:
-                elsewhere = None  # as in _starts: without an owner no other owner's turn refuses
+                elsewhere = None  # as in _start_sql: without an owner no other owner's turn refuses
             if existing is None and elsewhere is None:
                 raise SessionChanged(session_id)  # the only refusal left: the version
             rows = list(
