@@ -29,6 +29,15 @@ def _hello(ws) -> dict:  # type: ignore[no-untyped-def]
     return ready
 
 
+def _writes(sql: str) -> bool:
+    """A statement that writes: ``BEGIN``, ``INSERT …`` or ``WITH … INSERT …`` (the
+    store's batched begins and finishes)."""
+    words = sql.lstrip().upper()
+    return words.startswith(("INSERT", "BEGIN")) or (
+        words.startswith("WITH") and " INSERT INTO " in words
+    )
+
+
 def _fail_with(app_client, message: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     store = app_client.app.state.services.store
     # Fail below the store's error mapping: the connection itself raises.
@@ -36,7 +45,7 @@ def _fail_with(app_client, message: str, monkeypatch) -> None:  # type: ignore[n
 
     def failing(real):  # type: ignore[no-untyped-def]
         async def run(sql, *args, **kwargs):  # type: ignore[no-untyped-def]
-            if sql.lstrip().upper().startswith(("INSERT", "BEGIN")):
+            if _writes(sql):
                 raise sqlite3.OperationalError(message)
             return await real(sql, *args, **kwargs)
 

@@ -14,7 +14,7 @@ import pytest
 
 from partchat.store import StorageUnavailable
 from partchat.store.sqlite import SqliteStore
-from partchat.store.sqlite.batch import RowBatcher, named_values
+from partchat.store.sqlite.batch import RowBatcher, values_rows
 
 
 @pytest.fixture
@@ -155,10 +155,7 @@ async def test_a_full_disk_fails_every_row_and_leaves_nothing(store: SqliteStore
 
 @cache
 def _pairs(rows: int) -> str:
-    return (
-        f"INSERT INTO pairs (k, v) SELECT k, v FROM {named_values(('k', 'v'), rows)}"
-        " RETURNING k, v * 10"
-    )
+    return f"INSERT INTO pairs (k, v) VALUES {values_rows(2, rows)} RETURNING k, v * 10"
 
 
 async def test_a_row_that_breaks_a_constraint_fails_only_its_caller(store: SqliteStore) -> None:

@@ -6,7 +6,7 @@ Under load nearly every turn's begin and finish waits behind other units (at 50
 saturating sessions about 45 writes were queued on the connection's lock at any time),
 and each statement is a wake-up of aiosqlite's thread, a GIL hand-over each way and a
 commit of its own. A :class:`RowBatcher` sends everything waiting when the connection
-frees up as ``INSERT … SELECT … FROM (… VALUES (…), (…)) AS v … RETURNING key, …``:
+frees up as ``WITH v(…) AS (VALUES (…), (…)) INSERT … SELECT … FROM v … RETURNING key, …``:
 each row is still checked by its own ``WHERE``, and each caller gets its own ``RETURNING``
 row, or ``None`` when its row was not selected.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -38,13 +38,10 @@ class _Request:
     done: asyncio.Future[Row | None]
 
 
-def named_values(columns: Sequence[str], rows: int) -> str:
-    """``(SELECT column1 AS a, column2 AS b FROM (VALUES (?, ?), (?, ?)))``: ``rows`` rows
-    of parameters under these names, for a statement that starts with its ``INSERT`` (as
-    sqlite3, and whatever reads statements by their first word, expect of a write)."""
-    names = ", ".join(f"column{i} AS {name}" for i, name in enumerate(columns, 1))
-    row = "(" + ", ".join("?" * len(columns)) + ")"
-    return f"(SELECT {names} FROM (VALUES {', '.join([row] * rows)}))"
+def values_rows(width: int, rows: int) -> str:
+    """``(?, ?, ?), (?, ?, ?)``: ``rows`` VALUES rows of ``width`` parameters."""
+    row = "(" + ", ".join("?" * width) + ")"
+    return ", ".join([row] * rows)
 
 
 class RowBatcher:

@@ -29,7 +29,7 @@ from partchat.store.records import (
     turn_from_row,
     version_after,
 )
-from partchat.store.sqlite.batch import RowBatcher, named_values
+from partchat.store.sqlite.batch import RowBatcher, values_rows
 from partchat.store.sqlite.connection import (
     SqliteConnection,
     dumps,
@@ -45,16 +45,17 @@ _INSERT_MESSAGE = (
 # if one is), has no turn under this client message id and (with an owner) no turn running
 # under another owner; RETURNING gives the turn and its session's version before the unit
 # (turn_starts' trigger writes the rest). ``rows`` requests at once (``RowBatcher``).
-_START_ROW = ("turn", "session", "client", "owner", "now", "reserved", "message", "text", "only_at")
+_START_ROW = "turn, session, client, owner, now, reserved, message, text, only_at"
 
 
 @cache
 def _start_sql(rows: int) -> str:
     return (
-        "INSERT INTO turn_starts (turn_id, session_id, client_message_id, owner, started_at,"
+        f"WITH v({_START_ROW}) AS (VALUES {values_rows(9, rows)})"
+        " INSERT INTO turn_starts (turn_id, session_id, client_message_id, owner, started_at,"
         " seq_reserved, message_id, text)"
         " SELECT v.turn, s.id, v.client, v.owner, v.now, v.reserved, v.message, v.text"
-        f" FROM {named_values(_START_ROW, rows)} AS v JOIN sessions s ON s.id = v.session"
+        " FROM v JOIN sessions s ON s.id = v.session"
         " WHERE (v.only_at IS NULL OR s.version = v.only_at)"
         " AND NOT EXISTS (SELECT 1 FROM turns t"
         "  WHERE t.session_id = s.id AND t.client_message_id = v.client)"
@@ -79,34 +80,22 @@ _START_REFUSED = (
 # turn, its session and that session's version before the unit (turn_answers' trigger
 # writes it all). ``rows`` requests at once (``RowBatcher``).
 _ANSWER_ROW = (
-    "turn",
-    "status",
-    "reason",
-    "ended",
-    "timings",
-    "model",
-    "first_token",
-    "message",
-    "text",
-    "message_status",
-    "tool_outputs",
-    "context",
-    "last_seq",
-    "tool_calls",
+    "turn, status, reason, ended, timings, model, first_token, message, text,"
+    " message_status, tool_outputs, context, last_seq, tool_calls"
 )
 
 
 @cache
 def _answer_sql(rows: int) -> str:
     return (
-        "INSERT INTO turn_answers (turn_id, session_id, status, finish_reason, ended_at,"
+        f"WITH v({_ANSWER_ROW}) AS (VALUES {values_rows(14, rows)})"
+        " INSERT INTO turn_answers (turn_id, session_id, status, finish_reason, ended_at,"
         " timings, model, first_token_ms, message_id, text, message_status, tool_outputs,"
         " context, last_seq, tool_calls)"
         " SELECT t.id, t.session_id, v.status, v.reason, v.ended, v.timings, v.model,"
         " v.first_token, v.message, v.text, v.message_status, v.tool_outputs, v.context,"
         " v.last_seq, v.tool_calls"
-        f" FROM {named_values(_ANSWER_ROW, rows)} AS v"
-        " JOIN turns t ON t.id = v.turn WHERE t.status = 'running'"
+        " FROM v JOIN turns t ON t.id = v.turn WHERE t.status = 'running'"
         " RETURNING turn_id, session_id,"
         " (SELECT version FROM sessions WHERE id = turn_answers.session_id)"
     )
