@@ -29,9 +29,11 @@ Per turn:
                 token, tool execution and two LLM round trips included
   gaps          between consecutive ``text-delta`` frames at the client; added gap =
                 gap − the gap between the fake's writes of the tokens that end the two
-                frames (paced runs: the fake logs each token's write time), so the
-                fake's own timer jitter is not charged to the server; unpaced runs, and
-                ``added_gap_nominal_ms``: gap − ``--token-ms``
+                frames (the fake logs each token's write time), so the fake's own
+                timer jitter, or its being descheduled between two writes of a
+                back-to-back answer, is not charged to the server; without the fake's
+                log (``--url`` without ``--fake-url``), and ``added_gap_nominal_ms``:
+                gap − ``--token-ms``
   server CPU    psutil user+system of the server and its children (workers), measured
                 phase only, / turns; client CPU likewise (process_time), and the fake
                 LLM's (with ``--url``: ``--fake-pid``). All three share the machine, so
@@ -110,7 +112,7 @@ async def run_turns(
     fake_url: str | None,
     fake_pid: int | None = None,
 ) -> dict[str, Any]:
-    run = Run(ns.sessions, timed=ns.token_ms > 0 and fake_url is not None)
+    run = Run(ns.sessions, timed=fake_url is not None)
     sem = asyncio.Semaphore(ns.connect_concurrency)
     # Several servers (comma-separated URLs): the sessions are spread round robin.
     urls = ws_url.split(",")
@@ -208,7 +210,7 @@ async def run_turns(
 def server_gaps(
     out: dict[str, Any], ok: list[Turn], fake: dict[str, C.FakeTimes], token_ns: float
 ) -> None:
-    """Paced runs: ``added_gap_ms`` against the fake's real write times (``C.added_gaps``)
+    """``added_gap_ms`` against the fake's real write times (``C.added_gaps``)
     where a turn's frames match its tokens; the nominal figure (gap − ``--token-ms``) stays
     as ``added_gap_nominal_ms``, and turns that do not match are counted."""
     gaps: list[int] = []

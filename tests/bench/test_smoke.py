@@ -135,3 +135,23 @@ def test_scale_out_runs_and_resumes_exactly(smoke: dict) -> None:  # type: ignor
     assert isinstance(infra, int | float) and infra >= 0
     assert r["ratios"]["throughput"] > 0
     assert r["resume"]["exact"] == r["resume"]["probes"] > 0
+
+
+@pytest.mark.timeout(120)
+def test_back_to_back_gaps_are_measured_against_the_fake_writes(catalog_db: Path) -> None:
+    """Unpaced (``--token-ms 0``, the saturating runs): the fake logs its writes too, so the
+    added gap does not charge the fake's own stalls to the server."""
+    proc = subprocess.run(
+        [sys.executable, "bench/load_ws.py", "--smoke", "--token-ms", "0", "--json"]
+        + ["--catalog", str(catalog_db)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = json.loads(proc.stdout[proc.stdout.index("{") :])
+    assert r["errors"] == 0 and r["token_ms"] == 0
+    assert r["added_gap_basis"] == "fake writes"
+    assert r["gap_matched_turns"] == r["turns"]
+    assert r["added_gap_ms"]["n"] == r["gap_ms"]["n"]

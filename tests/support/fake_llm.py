@@ -170,7 +170,7 @@ class RecordedRequest:
 class LogEntry:
     """Monotonic-clock nanoseconds of one chat request's milestones (0: not reached).
 
-    ``tokens``: when tokens are paced, ``[characters of content so far, ns]`` as each
+    ``tokens``: ``[characters of content so far, ns]`` as each
     content token is written, so a client can tell its server's added gaps from the fake's
     own timer jitter."""
 
@@ -324,6 +324,7 @@ class FakeLLM:
         self._writers: set[asyncio.StreamWriter] = set()
         self._bench_answer = Reply(text=_bench_text(tokens))
         self._bench_cache: dict[tuple[str, int, str, bool], list[bytes]] = {}
+        self._bench_ends = list(itertools.accumulate(map(len, split_words(self._bench_answer.text))))
         self._started = int(time.time())
 
     # -- lifecycle ------------------------------------------------------------------
@@ -647,9 +648,8 @@ class FakeLLM:
             await asyncio.sleep(first_ms / 1000)
         delay = token_ms / 1000
         transport = w.transport
-        # Paced: each content token's write time, by the content length it completes.
-        paced = bool(delay) and not reply.raw_deltas
-        ends = list(itertools.accumulate(map(len, split_words(reply.text)))) if paced else []
+        # Each content token's write time, by the content length it completes.
+        ends = [] if reply.raw_deltas else self._ends(reply)
         timed = len(ends)
         for sent, ev in enumerate(events):
             if transport.is_closing():
@@ -699,6 +699,11 @@ class FakeLLM:
         await w.drain()
         entry.done_ns = time.monotonic_ns()
         return keep_alive
+
+    def _ends(self, reply: Reply) -> list[int]:
+        if reply is self._bench_answer:
+            return self._bench_ends
+        return list(itertools.accumulate(map(len, split_words(reply.text))))
 
     def _events(self, c: _Chunks, reply: Reply, rid: int) -> list[bytes]:
         """All SSE events of a reply (HTTP-chunk framed): role, content, finish."""

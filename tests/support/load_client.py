@@ -62,7 +62,7 @@ class Run:
 
     def __init__(self, sessions: int, timed: bool = False) -> None:
         self.sessions = sessions
-        self.timed = timed  # tokens paced: record frames for server-added gaps
+        self.timed = timed  # the fake logs its writes: record frames for server-added gaps
         self.turns: list[Turn] = []
         self.gaps: list[int] = []  # ns, measured phase only
         self.errors: Counter[str] = Counter()
