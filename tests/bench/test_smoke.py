@@ -142,8 +142,10 @@ def test_back_to_back_gaps_are_measured_against_the_fake_writes(catalog_db: Path
     """Unpaced (``--token-ms 0``, the saturating runs): the fake logs its writes too, so the
     added gap does not charge the fake's own stalls to the server."""
     proc = subprocess.run(
-        [sys.executable, "bench/load_ws.py", "--smoke", "--token-ms", "0", "--json"]
-        + ["--catalog", str(catalog_db)],
+        [
+            *(sys.executable, "bench/load_ws.py", "--smoke", "--token-ms", "0", "--json"),
+            *("--catalog", str(catalog_db)),
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,
