@@ -324,7 +324,9 @@ class FakeLLM:
         self._writers: set[asyncio.StreamWriter] = set()
         self._bench_answer = Reply(text=_bench_text(tokens))
         self._bench_cache: dict[tuple[str, int, str, bool], list[bytes]] = {}
-        self._bench_ends = list(itertools.accumulate(map(len, split_words(self._bench_answer.text))))
+        self._bench_ends = list(
+            itertools.accumulate(map(len, split_words(self._bench_answer.text)))
+        )
         self._started = int(time.time())
 
     # -- lifecycle ------------------------------------------------------------------
