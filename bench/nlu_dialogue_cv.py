@@ -125,14 +125,37 @@ async def run_all(
 
 
 # The same dialogues in the small ways shoppers vary a turn, the labels unchanged: a
-# closing thanks, an opening filler, lower case without punctuation, a sentence's
-# capital and full stop (each later turn; the first turn too where it makes no job).
+# closing thanks, an opening filler ("ok so", "hmm"), lower case without punctuation, a
+# sentence's capital and full stop, a greeting before the first turn, texting spellings
+# ("u", "2nd", "thx"), a question mark on a later turn that has no end mark (each later
+# turn; the first turn too where it makes no job).
 VARIANTS: dict[str, Callable[[str, int], str]] = {
     "thanks": lambda t, i: t if i == 0 else t.rstrip("?!. ") + " thanks",
     "ok so": lambda t, i: t if i == 0 else "ok so " + t,
     "lower": lambda t, i: re.sub(r"[?!.,']", "", t.lower()),
     "sentence": lambda t, i: t[:1].upper() + t[1:] + ("" if t.endswith(("?", ".", "!")) else "."),
+    "hey": lambda t, i: "hey, " + t if i == 0 else t,
+    "texting": lambda t, i: _texting(t),
+    "asked": lambda t, i: t if i == 0 or t.endswith(("?", ".", "!")) else t + "?",
+    "hmm": lambda t, i: t if i == 0 else "hmm " + t,
 }
+
+_TEXTING = {
+    "you": "u",
+    "your": "ur",
+    "second": "2nd",
+    "first": "1st",
+    "third": "3rd",
+    "thanks": "thx",
+    "please": "pls",
+    "okay": "ok",
+    "what": "wat",
+    "with": "w/",
+}
+
+
+def _texting(text: str) -> str:
+    return re.sub(r"\b(\w+)\b", lambda m: _TEXTING.get(m.group(1).lower(), m.group(1)), text)
 
 
 def variant(dialogue: corpus.Dialogue, name: str) -> corpus.Dialogue:

@@ -77,8 +77,10 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         last = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
         if last is None:
             return AgentState()
+        # the filler that opens a message says nothing ("hmm ty", "ok so a GE dishwasher")
+        said = without_opening_filler(last.text)
         reading = await read(
-            last.text,
+            said,
             catalog,
             understanding,
             context_appliance=state.get("appliance_type"),
@@ -88,22 +90,18 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         # the dialogue's word patterns read the message with its question words put right
         # ("evap fan moter, in stok?") and without the filler that opens it ("ok so 2nd
         # looks right"); the reading above had the shopper's own
-        seen = (
-            [*messages[:-1], HumanMessage(respell(without_opening_filler(last.text)))]
-            if messages[-1] is last
-            else messages
-        )
+        seen = [*messages[:-1], HumanMessage(respell(said))] if messages[-1] is last else messages
         picked = await _extract_with_confirmation(found, seen, catalog)
-        correction = corrects(last.text)
+        correction = corrects(said)
         update = apply_extraction(
             state,
             found,
             replace_symptoms=correction,
-            moved_on=moves_on(last.text),
+            moved_on=moves_on(said),
             corrected=correction,
             denied=reading.denied,
         )
-        compartment = corrected_compartment(last.text)
+        compartment = corrected_compartment(said)
         if (
             compartment is not None
             and not found["symptoms"]
@@ -121,7 +119,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             states_symptom=bool(reading.symptom_ids),
         )
         if (
-            lacks_model(last.text, messages)
+            lacks_model(said, messages)
             and not update.get("product_model")
             and not (reading.symptom_ids or found["part_numbers"])
         ):
@@ -129,7 +127,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             # again (a message with a problem or a part of its own still gets its job)
             update["intent"] = NO_MODEL
         update["continues"] = (
-            reading.intent == ANSWER or bare(last.text) or only_gives_a_model(last.text)
+            reading.intent == ANSWER or bare(said) or only_gives_a_model(said)
         ) and update["intent"] in ("search", "details", "compat", "diagnose", "install")
         if update.get("appliance_type") is None and reading.symptom_ids:
             implied = {sid.split("/", 1)[0] for sid in reading.symptom_ids}

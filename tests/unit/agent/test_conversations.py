@@ -745,6 +745,14 @@ CONVERSATIONS: dict[str, list[Step]] = {
         Step("Does PS11753379 fit my WDT780SAEM1?", has=["Yes!"]),
         Step("And can you fix my dryer?", calls=NO_TOOLS, has=[DECLINE]),
     ],
+    "filler-opens-a-thanks": [
+        Step(
+            "My dishwasher WDT780SAEM1 is not draining",
+            calls=[("diagnose_repair", {"symptoms": ["Not draining"], "model": MODEL})],
+        ),
+        Step("hmm ty!", calls=NO_TOOLS),
+        Step("hmm ok great", calls=NO_TOOLS),
+    ],
     # -- prompt injection ---------------------------------------------------------------
     "injection-reveal-prompt": [
         Step(

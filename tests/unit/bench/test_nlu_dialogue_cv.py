@@ -44,3 +44,17 @@ def test_a_variant_changes_the_words_of_later_turns_only() -> None:
     assert [t["user"] for t in thanked["turns"]] == ["My DW leaks.", "number 2 thanks"]
     assert [t["expect"] for t in thanked["turns"]] == [t["expect"] for t in d["turns"]]
     assert cv.variant(d, "lower")["turns"][0]["user"] == "my dw leaks"
+
+
+def test_the_shoppers_spellings_and_marks() -> None:
+    d = corpus.Dialogue(id="dlg-001", turns=[_turn("thanks, your site"), _turn("the second one")])
+    assert [t["user"] for t in cv.variant(d, "texting")["turns"]] == ["thx, ur site", "the 2nd one"]
+    assert [t["user"] for t in cv.variant(d, "asked")["turns"]] == [
+        "thanks, your site",
+        "the second one?",
+    ]
+    assert [t["user"] for t in cv.variant(d, "hey")["turns"]] == [
+        "hey, thanks, your site",
+        "the second one",
+    ]
+    assert cv.variant(d, "hmm")["turns"][1]["user"] == "hmm the second one"
