@@ -77,6 +77,15 @@ _YES_THANKS = re.compile(
     re.IGNORECASE,
 )
 
+# "ya please?", "ok go ahead?", "yes please do?", "yes show me": words that take up an offer
+# and nothing else, whatever the end mark (a question mark after them asks nothing).
+_TAKES_OFFER = re.compile(
+    r"^\W*(yes|yeah|yep|yup|ya|yea|sure|ok(ay)?|k|go ahead|please|pls|plz|do it|show me)\b"
+    r"(\W+(yes|yeah|ya|sure|ok|go ahead|go for it|please( do)?|pls|plz|do it|show me|sounds good"
+    r"|thanks?|thank (you|u)|thx|ty|cheers)\b)*\W*$",
+    re.IGNORECASE,
+)
+
 # "no", "nah i'm good", "no, just wanted the price": a no and words that only close the
 # matter; any other word (a part, a model, "the other one", "it's also leaking") says
 # what the shopper wants instead.
@@ -545,7 +554,9 @@ def resolve_intent(
         return "search"
     if _FIT_WORDS.search(text) and "modelnum" in words:
         return "compat"  # "that's the right one for a 10639427990 yeah?"
-    if _YES.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
+    if (_YES.match(text) or _TAKES_OFFER.match(text)) and _OFFERED_INSTALL.search(
+        _previous_answer(messages)
+    ):
         return "install"
     pending = pending_job(messages, understanding)
     if pending is None and "modelnum" in words:

@@ -753,6 +753,18 @@ CONVERSATIONS: dict[str, list[Step]] = {
         Step("hmm ty!", calls=NO_TOOLS),
         Step("hmm ok great", calls=NO_TOOLS),
     ],
+    "offer-taken-up-with-a-question-mark": [
+        Step("I need a drain pump for WDT780SAEM1", has=[DRAIN_PUMP]),
+        Step(
+            "the first one, price?",
+            calls=[("get_part_details", {"partNumber": DRAIN_PUMP, "model": MODEL})],
+            has=["installation steps"],
+        ),
+        Step(
+            "ok go ahead?",
+            calls=[("get_installation_instructions", {"partNumber": DRAIN_PUMP, "model": MODEL})],
+        ),
+    ],
     # -- prompt injection ---------------------------------------------------------------
     "injection-reveal-prompt": [
         Step(
