@@ -24,7 +24,7 @@ from partchat.nlu.dialogue import (
 )
 from partchat.nlu.features import features, negated_words, normalize
 from partchat.nlu.model import ModelMismatch, Scores, Understanding
-from partchat.nlu.train import Example, train
+from partchat.nlu.train import Example, origin, train
 
 EXAMPLES = [
     Example("my dishwasher is not draining", "diagnose", ("not-draining",)),
@@ -68,6 +68,22 @@ def test_training_is_deterministic() -> None:
     a = json.dumps(train(EXAMPLES))
     b = json.dumps(train(EXAMPLES))
     assert a == b
+
+
+def test_examples_are_weighted_by_where_they_come_from() -> None:
+    assert origin("so-0174") == origin("df-0041") == origin("dlg-0003#2") == "original"
+    assert origin("tr-sd-0012") == origin("dv-fq-001") == "later"
+    assert origin(None) == "catalog"
+
+
+def test_a_heavier_example_moves_the_fit_and_weight_one_changes_nothing() -> None:
+    plain = train(EXAMPLES)
+    assert train([Example(e.text, e.intent, e.slugs, 1.0) for e in EXAMPLES]) == plain
+    heavier = [
+        Example(e.text, e.intent, e.slugs, 5.0 if i == 0 else 1.0) for i, e in enumerate(EXAMPLES)
+    ]
+    assert train(heavier)["slug_weights"] != plain["slug_weights"]
+    assert train(heavier)["intent_weights"] != plain["intent_weights"]
 
 
 def test_scores_unseen_phrasings(model: Understanding) -> None:
