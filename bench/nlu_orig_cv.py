@@ -141,6 +141,7 @@ def main() -> int:
     p.add_argument("--intent-c", type=float)
     p.add_argument("--symptom-c", type=float)
     p.add_argument("--min-df", type=int)
+    p.add_argument("--intent-min-df", type=int)
     p.add_argument("--balanced", action="store_true", help="intent classes balanced")
     p.add_argument("--threshold", type=float, help="the first slug's threshold")
     p.add_argument("--second", type=float, help="the second slug's threshold")
@@ -148,7 +149,12 @@ def main() -> int:
     weights = {k: float(v) for k, v in (w.split("=", 1) for w in ns.weight)}
     params = {
         k: v
-        for k, v in (("intent_c", ns.intent_c), ("symptom_c", ns.symptom_c), ("min_df", ns.min_df))
+        for k, v in (
+            ("intent_c", ns.intent_c),
+            ("symptom_c", ns.symptom_c),
+            ("min_df", ns.min_df),
+            ("intent_min_df", ns.intent_min_df),
+        )
         if v is not None
     }
     if ns.balanced:

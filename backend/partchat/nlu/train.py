@@ -14,11 +14,14 @@ from typing import Any
 
 from .features import FEATURES_VERSION, features
 
-MODEL_VERSION = 4
+MODEL_VERSION = 5
 INTENT_C = 30.0
 SYMPTOM_C = 30.0
 SYMPTOM_THRESHOLD = 0.2
-MIN_DF = 2
+MIN_DF = 1
+INTENT_MIN_DF = 2
+"""The vocabulary keeps every feature (a word or n-gram of one example still tells a
+symptom), the intent classifier only those of at least two examples."""
 INTENT_WEIGHT: str | None = None
 NO_SYMPTOM = "-"
 SECOND_THRESHOLD = 0.3
@@ -59,6 +62,7 @@ def train(
     second: float = SECOND_THRESHOLD,
     min_df: int = MIN_DF,
     intent_weight: str | None = INTENT_WEIGHT,
+    intent_min_df: int = INTENT_MIN_DF,
 ) -> dict[str, Any]:
     """The model as JSON-able data. Same examples in the same order → the same model."""
     import numpy as np
@@ -73,7 +77,12 @@ def train(
     y = np.array([intents.index(examples[i].intent) for i in labelled])  # type: ignore[arg-type]
     intent_model = LogisticRegression(C=intent_c, max_iter=5000, class_weight=intent_weight)
     weights = np.array([e.weight for e in examples], dtype=np.float64)
-    intent_model.fit(x[labelled], y, sample_weight=weights[labelled])
+    # The intent model may read only the features of at least ``intent_min_df`` texts
+    # (the others weigh 0 for it; the vector, and so its norm, stays the shared one).
+    seen = np.asarray((x > 0).sum(axis=0)).ravel() >= intent_min_df
+    intent_model.fit(x[labelled][:, seen], y, sample_weight=weights[labelled])
+    intent_coef = np.zeros((intent_model.coef_.shape[0], x.shape[1]))
+    intent_coef[:, seen] = intent_model.coef_
 
     # Symptoms: one softmax over the slugs and "none", so phrasings compete (a message
     # that says "too cold" is *fridge* or *freezer* too cold, rarely both). A message with
@@ -99,7 +108,7 @@ def train(
         "vocab": list(vocab),
         "idf": _round(vectorizer.idf_.tolist()),
         "intents": intents,
-        "intent_weights": [_round(row) for row in intent_model.coef_.tolist()],
+        "intent_weights": [_round(row) for row in intent_coef.tolist()],
         "intent_bias": _round(intent_model.intercept_.tolist()),
         "slugs": slugs,
         "slug_weights": [_round(row) for row in slug_coef],
