@@ -29,7 +29,7 @@ import re
 import sqlite3
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ from partchat.nlu import store as nlu_store  # noqa: E402
 from partchat.nlu.evaluate import Report, evaluate  # noqa: E402
 from partchat.nlu.model import Understanding  # noqa: E402
 from partchat.nlu.reading import TUNING, Tuning  # noqa: E402
-from partchat.nlu.train import SECOND_THRESHOLD, SYMPTOM_C, Example, train  # noqa: E402
+from partchat.nlu.train import SECOND_THRESHOLD, SYMPTOM_C, WEIGHTS, Example, train  # noqa: E402
 
 _NUMBERED = re.compile(r"(.*?)(\d+)$")
 GRID: list[dict[str, list[Any]]] = [
@@ -68,14 +68,17 @@ MODEL_SOURCES = (
 )
 
 
-def model_digest(examples: Sequence[Any]) -> str:
-    """A cache key for the model fitted on ``examples`` (``train.Example``s) with today's
-    code and vocabularies."""
+def model_digest(examples: Sequence[Any], params: dict[str, Any] | None = None) -> str:
+    """A cache key for the model fitted on ``examples`` (``train.Example``s, with their
+    weights) and ``train``'s keyword ``params`` with today's code and vocabularies."""
     h = hashlib.sha256()
     for path in MODEL_SOURCES:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     for e in examples:
-        h.update(json.dumps([e.text, e.intent, list(e.slugs)]).encode() + b"\n")
+        weight = [] if e.weight == 1.0 else [e.weight]  # unweighted: the same key as before
+        h.update(json.dumps([e.text, e.intent, list(e.slugs), *weight]).encode() + b"\n")
+    if params:
+        h.update(json.dumps(params, sort_keys=True).encode())
     return h.hexdigest()[:24]
 
 
@@ -87,14 +90,17 @@ def fold_of(item_id: str, k: int) -> int:
 
 
 def splits(
-    db: Path, k: int, learnt: Sequence[corpus.Split] = ("train",)
+    db: Path,
+    k: int,
+    learnt: Sequence[corpus.Split] = ("train",),
+    weights: Mapping[str, float] = WEIGHTS,
 ) -> list[tuple[list[Example], list[corpus.Labelled]]]:
     """Each fold's training examples (the other folds' messages, and every example that is
-    not a message of ``learnt``) and its held-out messages."""
+    not a message of ``learnt``), weighted by origin, and its held-out messages."""
     learnt_set = corpus.training_set(learnt)
     conn = sqlite3.connect(db)
     try:
-        examples = nlu_store.examples_of(conn, learnt_set)
+        examples = nlu_store.examples_of(conn, learnt_set, weights)
     finally:
         conn.close()
     messages = learnt_set.messages

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 from . import corpus
 from .features import FEATURES_VERSION
 from .model import Understanding
-from .train import MODEL_VERSION, Example, train
+from .train import MODEL_VERSION, WEIGHTS, Example, origin, train
 
 
 class ModelMissing(Exception):
@@ -48,22 +48,33 @@ def examples(
     return examples_of(conn, corpus.training_set(splits))
 
 
-def examples_of(conn: sqlite3.Connection, learnt: corpus.TrainingSet) -> list[Example]:
+def examples_of(
+    conn: sqlite3.Connection,
+    learnt: corpus.TrainingSet,
+    weights: Mapping[str, float] = WEIGHTS,
+) -> list[Example]:
     """``learnt``'s messages, then its dialogue turns, then every symptom's label and
-    phrasings from the catalog (so a symptom the corpus lacks is still known). A corpus
-    symptom the catalog lacks (an imported catalog's vocabulary is the store's) is dropped
-    from its example: the model only ever names the catalog's symptoms."""
+    phrasings from the catalog (so a symptom the corpus lacks is still known), each
+    weighted by its origin (``train.origin``). A corpus symptom the catalog lacks (an
+    imported catalog's vocabulary is the store's) is dropped from its example: the model
+    only ever names the catalog's symptoms."""
     vocab = conn.execute("SELECT id, label, synonyms FROM symptoms ORDER BY id").fetchall()
     known = {_slug(sid) for sid, _label, _synonyms in vocab}
 
     def slugs(ids: list[str]) -> tuple[str, ...]:
         return tuple(slug for slug in map(_slug, ids) if slug in known)
 
-    out = [Example(m["text"], m["intent"], slugs(m["symptoms"])) for m in learnt.messages]
-    out += [Example(t["user"], t["intent"], slugs(t["symptoms"])) for _, t in learnt.turns]
+    out = [
+        Example(m["text"], m["intent"], slugs(m["symptoms"]), weights[origin(m["id"])])
+        for m in learnt.messages
+    ]
+    out += [
+        Example(t["user"], t["intent"], slugs(t["symptoms"]), weights[origin(turn_id)])
+        for turn_id, t in learnt.turns
+    ]
     for sid, label, synonyms in vocab:
         for phrase in dict.fromkeys([label.lower(), *json.loads(synonyms)]):
-            out.append(Example(phrase, None, (_slug(sid),)))
+            out.append(Example(phrase, None, (_slug(sid),), weights[origin(None)]))
     return out
 
 

@@ -24,7 +24,7 @@ from partchat.nlu.dialogue import (
 )
 from partchat.nlu.features import features, negated_words, normalize
 from partchat.nlu.model import ModelMismatch, Scores, Understanding
-from partchat.nlu.train import Example, train
+from partchat.nlu.train import Example, origin, train
 
 EXAMPLES = [
     Example("my dishwasher is not draining", "diagnose", ("not-draining",)),
@@ -68,6 +68,35 @@ def test_training_is_deterministic() -> None:
     a = json.dumps(train(EXAMPLES))
     b = json.dumps(train(EXAMPLES))
     assert a == b
+
+
+def test_examples_are_weighted_by_where_they_come_from() -> None:
+    assert origin("so-0174") == origin("df-0041") == origin("dlg-0003#2") == "original"
+    assert origin("tr-sd-0012") == origin("dv-fq-001") == "later"
+    assert origin(None) == "catalog"
+
+
+def test_a_heavier_example_moves_the_fit_and_weight_one_changes_nothing() -> None:
+    plain = train(EXAMPLES)
+    assert train([Example(e.text, e.intent, e.slugs, 1.0) for e in EXAMPLES]) == plain
+    heavier = [
+        Example(e.text, e.intent, e.slugs, 5.0 if i == 0 else 1.0) for i, e in enumerate(EXAMPLES)
+    ]
+    assert train(heavier)["slug_weights"] != plain["slug_weights"]
+    assert train(heavier)["intent_weights"] != plain["intent_weights"]
+
+
+def test_the_intent_classifier_reads_only_the_features_of_two_texts_or_more() -> None:
+    import numpy as np
+
+    data = train(EXAMPLES)
+    vocab = data["vocab"]
+    intent = np.abs(np.asarray(data["intent_weights"])).sum(axis=0)
+    slug = np.abs(np.asarray(data["slug_weights"])).sum(axis=0)
+    once = vocab.index("w:puddle")  # one text says it
+    assert intent[once] == 0 and slug[once] > 0
+    assert intent[vocab.index("w:fridge")] > 0
+    assert "w:puddle" not in train(EXAMPLES, min_df=2)["vocab"]
 
 
 def test_scores_unseen_phrasings(model: Understanding) -> None:
@@ -130,8 +159,11 @@ def test_symptom_odds_are_given_a_symptom(model: Understanding) -> None:
 
 @pytest.fixture(scope="module")
 def model() -> Understanding:
-    """The model of ``EXAMPLES``, trained once for the module (it is only read)."""
-    return Understanding(train(EXAMPLES))
+    """The model of ``EXAMPLES``, trained once for the module (it is only read). On twenty
+    texts, the intent classifier's floor of two texts a feature (``INTENT_MIN_DF``) leaves
+    it little to read, so both classifiers read the vocabulary of two texts a feature: these
+    tests are about the reading around the classifier, not its vocabulary."""
+    return Understanding(train(EXAMPLES, min_df=2))
 
 
 def _after_a_list(text: str, intent: str, model: Understanding, *, picked: bool) -> str:
