@@ -89,6 +89,11 @@ def without_fine_clauses(text: str) -> str | None:
     return " ".join(c for c in clauses if not says_fine(c))
 
 
+def fine_clauses(text: str) -> list[str]:
+    """The clauses of the text that say all is fine."""
+    return [c for c in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())) if says_fine(c)]
+
+
 def _tagged_words(text: str) -> list[str]:
     """The normalised words, each ``w:`` or ``o:`` (in a clause that says all is fine)."""
     out: list[str] = []

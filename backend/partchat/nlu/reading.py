@@ -16,7 +16,14 @@ from partchat.nlu.extraction import Extraction, extract
 
 from .denials import denied_slugs
 from .dialogue import ANSWER, unawaited
-from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
+from .features import (
+    NEGATOR,
+    fine_clauses,
+    normalize,
+    part_type_named,
+    without_fine_clauses,
+    without_negations,
+)
 from .model import Understanding
 from .rules import (
     ASKS_FOR_A_PART,
@@ -60,6 +67,13 @@ class Tuning:
     alone, has it first: two symptoms are stated apart ("not draining, and loud"), while
     one phrase the classifier cannot place ("too cold even on setting 1": the fridge's or
     the freezer's?) splits its probability between two slugs without naming both."""
+
+    fine_not_first: bool = True
+    """The classifier's first slug gives way to the complaint's where a clause that says
+    all is fine, read alone, has it first ("no ice, water dispenser works fine")."""
+    fine_complaint: float = 0.5
+    """… where the classifier gives the complaint alone, and the fine clause alone,
+    "some symptom" this much."""
 
     one_state_each: bool = True
     """The temperature symptoms agree: one state a compartment, both warm as one symptom
@@ -210,6 +224,22 @@ async def read(
     # The message without its clauses that say all is fine ("but the freezer is fine"):
     # those state no symptom of their own.
     complaint = without_fine_clauses(text)
+    if complaint is not None and slugs and tuning.fine_not_first:
+        # "ice dispenser not working, water still works": the classifier's first slug is
+        # the one the fine clause names, read alone; the complaint's own comes first.
+        # Only where the complaint surely states a symptom, and not that one in any of
+        # its clauses ("isn't running at all, power to the outlet is fine").
+        told = understanding.score(complaint)
+        if (
+            told.slugs
+            and 1.0 - told.no_symptom >= tuning.fine_complaint
+            and slugs[0] not in told.slugs
+            and slugs[0] not in _clause_slugs_all(complaint, understanding)
+            and slugs[0] in _fine_tops(text, understanding, tuning.fine_complaint)
+            # (nor one the reported temperatures rule out: "the freezer is at 0°F")
+            and told.slugs[0] in settle([told.slugs[0]], states(text))
+        ):
+            slugs = [told.slugs[0], *(g for g in slugs if g != told.slugs[0])]
     if complaint is not None and len(slugs) > 1:
         # "warm up top, but the freezer is fine": a symptom only the fine clause suggests
         # is not one, first or second.
@@ -305,6 +335,22 @@ def _clause_slugs(
         if cs.symptom_odds[top] >= sure and top not in have and top not in out:
             out.append(top)
     return out
+
+
+def _clause_slugs_all(text: str, understanding: Understanding) -> set[str]:
+    """Every slug any clause of the text has, read alone."""
+    return {g for c in _CLAUSES.split(text) if c.strip() for g in understanding.score(c).slugs}
+
+
+def _fine_tops(text: str, understanding: Understanding, sure: float) -> set[str]:
+    """The slug each clause that says all is fine has first, read alone, where the
+    classifier gives that clause "some symptom" at least ``sure``: the clause names the
+    thing that is fine ("water still works"), not a wish ("get it working again")."""
+    return {
+        cs.slugs[0]
+        for c in fine_clauses(text)
+        if (cs := understanding.score(c)).slugs and 1.0 - cs.no_symptom >= sure
+    }
 
 
 def _clause_tops(text: str, understanding: Understanding) -> set[str]:
