@@ -419,3 +419,32 @@ async def test_a_fine_clause_does_not_choose_the_first_symptom(
 ) -> None:
     reading = await read(text, catalog, _Words(_WATER_FIRST), tuning=tuning)  # type: ignore[arg-type]
     assert (reading.symptom_ids[:1] == [symptom]) is expected, reading.symptom_ids
+
+
+class _Unsure(_Words):
+    """``_Words`` where "light" is said less surely (some symptom 0.6, the light's 0.7)."""
+
+    def score(self, text: str) -> Scores:
+        if "light" in text and "turn on" not in text:
+            odds = {"light-not-working": 0.7, "will-not-start": 0.3}
+            return Scores("diagnose", 0.9, ("light-not-working",), 0.4, odds, "search")
+        return super().score(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "tuning", "symptoms"),
+    [
+        ("fridge won't turn on and no light either", Tuning(),
+         ["refrigerator/will-not-start", "refrigerator/light-not-working"]),
+        ("fridge won't turn on and no light either", Tuning(added_sure=1.0),
+         ["refrigerator/will-not-start"]),
+        # without a word that adds, the clause needs the usual certainty
+        ("fridge won't turn on and no light", Tuning(), ["refrigerator/will-not-start"]),
+    ],
+)  # fmt: skip
+async def test_a_clause_that_adds_states_its_symptom_more_easily(
+    catalog: Catalog, text: str, tuning: Tuning, symptoms: list[str]
+) -> None:
+    u = _Unsure({"turn on": "will-not-start", "light": "light-not-working"})
+    reading = await read(text, catalog, u, tuning=tuning)  # type: ignore[arg-type]
+    assert reading.symptom_ids == symptoms

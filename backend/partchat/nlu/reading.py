@@ -75,6 +75,9 @@ class Tuning:
     """… where the classifier gives the complaint alone, and the fine clause alone,
     "some symptom" this much."""
 
+    added_sure: float = 0.5
+    """A clause that says it adds ("no light either") states its symptom at this."""
+
     one_state_each: bool = True
     """The temperature symptoms agree: one state a compartment, both warm as one symptom
     (``temperatures.one_state_each``)."""
@@ -91,6 +94,8 @@ class Tuning:
 TUNING = Tuning()
 # An unsure *out of scope* that names one of the catalog's part types is a search.
 _UNSURE_SCOPE = 0.6
+# A clause that says it adds to what was said before ("no light either", "loud too").
+_ADDS = re.compile(r"\b(?:too|either|as well)\W*$", re.IGNORECASE)
 _CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
 # "is PS11731660 the water supply tube for KDTE334GPS0": a part and a model in a question
 # that asks whether one goes with the other.
@@ -250,7 +255,12 @@ async def read(
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
     if intent in _SYMPTOM_INTENTS and sure:
         slugs += _clause_slugs(
-            complaint or text, understanding, slugs, tuning.clause_sure, tuning.clause_words
+            complaint or text,
+            understanding,
+            slugs,
+            tuning.clause_sure,
+            tuning.clause_words,
+            tuning.added_sure,
         )
         if tuning.temperatures:
             slugs = settle(slugs, states(text))
@@ -318,21 +328,28 @@ async def read(
 
 
 def _clause_slugs(
-    text: str, understanding: Understanding, have: list[str], sure: float, words: int
+    text: str,
+    understanding: Understanding,
+    have: list[str],
+    sure: float,
+    words: int,
+    added: float = 1.0,
 ) -> list[str]:
     """Symptoms that a clause of their own states plainly ("leaking AND really loud"):
     over the whole message the slugs share one softmax, so a second one is often under
-    its threshold."""
+    its threshold. A clause that says it adds ("no light either", "loud too") needs only
+    ``added``."""
     clauses = [c for c in _CLAUSES.split(text) if len(c.split()) >= words]
     if len(clauses) < 2:
         return []
     out: list[str] = []
     for c in clauses:
+        bar = min(sure, added) if _ADDS.search(c) else sure
         cs = understanding.score(c)
-        if not cs.slugs or 1.0 - cs.no_symptom < sure:
+        if not cs.slugs or 1.0 - cs.no_symptom < bar:
             continue
         top = cs.slugs[0]
-        if cs.symptom_odds[top] >= sure and top not in have and top not in out:
+        if cs.symptom_odds[top] >= bar and top not in have and top not in out:
             out.append(top)
     return out
 
