@@ -379,3 +379,72 @@ async def test_a_part_and_a_model_with_a_fit_word_is_a_fit_check(
 ) -> None:
     reading = await read(text, catalog, _Guess(guess))  # type: ignore[arg-type]
     assert reading.intent == "compat"
+
+
+class _Words:
+    """A classifier that reads a symptom from one word of each message (the first of
+    ``words`` found wins): what the reading does with what the classifier says."""
+
+    def __init__(self, words: dict[str, str]) -> None:
+        self.words = words
+
+    def score(self, text: str) -> Scores:
+        slug = next((g for w, g in self.words.items() if w in text.lower()), None)
+        if slug is None:
+            return Scores("diagnose", 0.9, (), 1.0, {}, "search")
+        return Scores("diagnose", 0.9, (slug,), 0.0, {slug: 0.9}, "search")
+
+
+_WATER_FIRST = {"water": "not-dispensing-water", "ice": "ice-maker-not-making-ice"}
+
+
+@pytest.mark.parametrize(
+    ("text", "symptom", "tuning", "expected"),
+    [
+        # the fine clause names the classifier's first slug: the complaint's comes first
+        ("no ice, water dispenser works fine", "refrigerator/ice-maker-not-making-ice",
+         Tuning(), True),
+        ("no ice, water dispenser works fine", "refrigerator/ice-maker-not-making-ice",
+         Tuning(fine_not_first=False), False),
+        # a fine clause about something else leaves the first slug alone
+        ("water dispenser dead, ice is fine", "refrigerator/not-dispensing-water",
+         Tuning(), True),
+        # a negated fine word is no fine clause: "not working" is the complaint
+        ("no ice, water dispenser not working", "refrigerator/not-dispensing-water",
+         Tuning(), True),
+    ],
+)  # fmt: skip
+async def test_a_fine_clause_does_not_choose_the_first_symptom(
+    catalog: Catalog, text: str, symptom: str, tuning: Tuning, expected: bool
+) -> None:
+    reading = await read(text, catalog, _Words(_WATER_FIRST), tuning=tuning)  # type: ignore[arg-type]
+    assert (reading.symptom_ids[:1] == [symptom]) is expected, reading.symptom_ids
+
+
+class _Unsure(_Words):
+    """``_Words`` where "light" is said less surely (some symptom 0.6, the light's 0.7)."""
+
+    def score(self, text: str) -> Scores:
+        if "light" in text and "turn on" not in text:
+            odds = {"light-not-working": 0.7, "will-not-start": 0.3}
+            return Scores("diagnose", 0.9, ("light-not-working",), 0.4, odds, "search")
+        return super().score(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "tuning", "symptoms"),
+    [
+        ("fridge won't turn on and no light either", Tuning(),
+         ["refrigerator/will-not-start", "refrigerator/light-not-working"]),
+        ("fridge won't turn on and no light either", Tuning(added_sure=1.0),
+         ["refrigerator/will-not-start"]),
+        # without a word that adds, the clause needs the usual certainty
+        ("fridge won't turn on and no light", Tuning(), ["refrigerator/will-not-start"]),
+    ],
+)  # fmt: skip
+async def test_a_clause_that_adds_states_its_symptom_more_easily(
+    catalog: Catalog, text: str, tuning: Tuning, symptoms: list[str]
+) -> None:
+    u = _Unsure({"turn on": "will-not-start", "light": "light-not-working"})
+    reading = await read(text, catalog, u, tuning=tuning)  # type: ignore[arg-type]
+    assert reading.symptom_ids == symptoms

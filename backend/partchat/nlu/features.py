@@ -16,7 +16,7 @@ from partchat.catalog.vocab import part_type_keywords
 
 from .temperatures import spelled_numbers, states
 
-FEATURES_VERSION = 8
+FEATURES_VERSION = 9
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -64,19 +64,41 @@ _FINE = re.compile(
 )
 
 
+# A fine word under a negation or a stop says the opposite ("not working", "stopped
+# working", "isn't cold enough", "no close good"), as do "for good" and "than normal";
+# "no problem" and "nothing wrong" are themselves fine.
+_UNFINE_BEFORE = re.compile(
+    r"(?:\b(?:no|not|never|nor|isnt|arent|wasnt|werent|aint|dont|doesnt|didnt|wont|cant|"
+    r"hasnt|havent|stopped|stops|quit|quits|barely|hardly)(?:\W+\w+)?|\b(?:for|than))\W+$"
+)
+
+
+def says_fine(clause: str) -> bool:
+    """The clause (lower case, apostrophes dropped) says a part works or is fine."""
+    for m in _FINE.finditer(clause):
+        if m.group(1).startswith("no ") or not _UNFINE_BEFORE.search(clause, 0, m.start()):
+            return True
+    return False
+
+
 def without_fine_clauses(text: str) -> str | None:
     """The text without its clauses that say all is fine, or None when it has none."""
     clauses = _CLAUSE.split(_APOSTROPHE.sub("", text.lower()))
-    if not any(_FINE.search(c) for c in clauses):
+    if not any(says_fine(c) for c in clauses):
         return None
-    return " ".join(c for c in clauses if not _FINE.search(c))
+    return " ".join(c for c in clauses if not says_fine(c))
+
+
+def fine_clauses(text: str) -> list[str]:
+    """The clauses of the text that say all is fine."""
+    return [c for c in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())) if says_fine(c)]
 
 
 def _tagged_words(text: str) -> list[str]:
     """The normalised words, each ``w:`` or ``o:`` (in a clause that says all is fine)."""
     out: list[str] = []
     for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
-        tag = "o:" if _FINE.search(clause) else "w:"
+        tag = "o:" if says_fine(clause) else "w:"
         out += [tag + w for w in normalize(clause).split()]
     return out
 

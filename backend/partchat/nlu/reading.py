@@ -16,7 +16,14 @@ from partchat.nlu.extraction import Extraction, extract
 
 from .denials import denied_slugs
 from .dialogue import ANSWER, unawaited
-from .features import NEGATOR, normalize, part_type_named, without_fine_clauses, without_negations
+from .features import (
+    NEGATOR,
+    fine_clauses,
+    normalize,
+    part_type_named,
+    without_fine_clauses,
+    without_negations,
+)
 from .model import Understanding
 from .rules import (
     ASKS_FOR_A_PART,
@@ -61,6 +68,16 @@ class Tuning:
     one phrase the classifier cannot place ("too cold even on setting 1": the fridge's or
     the freezer's?) splits its probability between two slugs without naming both."""
 
+    fine_not_first: bool = True
+    """The classifier's first slug gives way to the complaint's where a clause that says
+    all is fine, read alone, has it first ("no ice, water dispenser works fine")."""
+    fine_complaint: float = 0.5
+    """… where the classifier gives the complaint alone, and the fine clause alone,
+    "some symptom" this much."""
+
+    added_sure: float = 0.5
+    """A clause that says it adds ("no light either") states its symptom at this."""
+
     one_state_each: bool = True
     """The temperature symptoms agree: one state a compartment, both warm as one symptom
     (``temperatures.one_state_each``)."""
@@ -77,6 +94,8 @@ class Tuning:
 TUNING = Tuning()
 # An unsure *out of scope* that names one of the catalog's part types is a search.
 _UNSURE_SCOPE = 0.6
+# A clause that says it adds to what was said before ("no light either", "loud too").
+_ADDS = re.compile(r"\b(?:too|either|as well)\W*$", re.IGNORECASE)
 _CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
 # "is PS11731660 the water supply tube for KDTE334GPS0": a part and a model in a question
 # that asks whether one goes with the other.
@@ -210,6 +229,22 @@ async def read(
     # The message without its clauses that say all is fine ("but the freezer is fine"):
     # those state no symptom of their own.
     complaint = without_fine_clauses(text)
+    if complaint is not None and slugs and tuning.fine_not_first:
+        # "ice dispenser not working, water still works": the classifier's first slug is
+        # the one the fine clause names, read alone; the complaint's own comes first.
+        # Only where the complaint surely states a symptom, and not that one in any of
+        # its clauses ("isn't running at all, power to the outlet is fine").
+        told = understanding.score(complaint)
+        if (
+            told.slugs
+            and 1.0 - told.no_symptom >= tuning.fine_complaint
+            and slugs[0] not in told.slugs
+            and slugs[0] not in _clause_slugs_all(complaint, understanding)
+            and slugs[0] in _fine_tops(text, understanding, tuning.fine_complaint)
+            # (nor one the reported temperatures rule out: "the freezer is at 0°F")
+            and told.slugs[0] in settle([told.slugs[0]], states(text))
+        ):
+            slugs = [told.slugs[0], *(g for g in slugs if g != told.slugs[0])]
     if complaint is not None and len(slugs) > 1:
         # "warm up top, but the freezer is fine": a symptom only the fine clause suggests
         # is not one, first or second.
@@ -220,7 +255,12 @@ async def read(
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
     if intent in _SYMPTOM_INTENTS and sure:
         slugs += _clause_slugs(
-            complaint or text, understanding, slugs, tuning.clause_sure, tuning.clause_words
+            complaint or text,
+            understanding,
+            slugs,
+            tuning.clause_sure,
+            tuning.clause_words,
+            tuning.added_sure,
         )
         if tuning.temperatures:
             slugs = settle(slugs, states(text))
@@ -288,23 +328,46 @@ async def read(
 
 
 def _clause_slugs(
-    text: str, understanding: Understanding, have: list[str], sure: float, words: int
+    text: str,
+    understanding: Understanding,
+    have: list[str],
+    sure: float,
+    words: int,
+    added: float = 1.0,
 ) -> list[str]:
     """Symptoms that a clause of their own states plainly ("leaking AND really loud"):
     over the whole message the slugs share one softmax, so a second one is often under
-    its threshold."""
+    its threshold. A clause that says it adds ("no light either", "loud too") needs only
+    ``added``."""
     clauses = [c for c in _CLAUSES.split(text) if len(c.split()) >= words]
     if len(clauses) < 2:
         return []
     out: list[str] = []
     for c in clauses:
+        bar = min(sure, added) if _ADDS.search(c) else sure
         cs = understanding.score(c)
-        if not cs.slugs or 1.0 - cs.no_symptom < sure:
+        if not cs.slugs or 1.0 - cs.no_symptom < bar:
             continue
         top = cs.slugs[0]
-        if cs.symptom_odds[top] >= sure and top not in have and top not in out:
+        if cs.symptom_odds[top] >= bar and top not in have and top not in out:
             out.append(top)
     return out
+
+
+def _clause_slugs_all(text: str, understanding: Understanding) -> set[str]:
+    """Every slug any clause of the text has, read alone."""
+    return {g for c in _CLAUSES.split(text) if c.strip() for g in understanding.score(c).slugs}
+
+
+def _fine_tops(text: str, understanding: Understanding, sure: float) -> set[str]:
+    """The slug each clause that says all is fine has first, read alone, where the
+    classifier gives that clause "some symptom" at least ``sure``: the clause names the
+    thing that is fine ("water still works"), not a wish ("get it working again")."""
+    return {
+        cs.slugs[0]
+        for c in fine_clauses(text)
+        if (cs := understanding.score(c)).slugs and 1.0 - cs.no_symptom >= sure
+    }
 
 
 def _clause_tops(text: str, understanding: Understanding) -> set[str]:

@@ -22,7 +22,7 @@ from partchat.nlu.dialogue import (
     unawaited,
     without_opening_filler,
 )
-from partchat.nlu.features import features, negated_words, normalize
+from partchat.nlu.features import features, negated_words, normalize, without_fine_clauses
 from partchat.nlu.model import ModelMismatch, Scores, Understanding
 from partchat.nlu.train import Example, origin, train
 
@@ -224,6 +224,22 @@ def test_a_clause_that_says_all_is_fine_has_its_own_word_features() -> None:
     assert f["w:fridge"] == 1 and f["w:warm"] == 1
     assert f["o:freezer"] == 1 and f["w:freezer"] == 0
     assert f["w:is"] == 1 and f["o:is"] == 1  # each word where it stands
+
+
+def test_a_fine_word_under_a_negation_or_a_stop_says_no_part_is_fine() -> None:
+    f = features("ice dispenser not working, water still works")
+    assert f["w:ice"] == 1 and f["w:working"] == 1 and f["o:water"] == 1
+    for text in (
+        "the water dispenser stopped working too",
+        "freezer isn't cold enough",
+        "my dishwasher not wash good",
+        "light flickered out for good",
+        "louder than normal",
+    ):
+        assert without_fine_clauses(text) is None, text
+    for text in ("ice cubes drop no problem", "nothing wrong with the freezer", "fridge ok"):
+        out = without_fine_clauses(f"not draining, {text}")
+        assert out is not None and "draining" in out and text.split()[-1] not in out, text
 
 
 def test_a_no_that_only_closes_the_matter_declines(model: Understanding) -> None:
