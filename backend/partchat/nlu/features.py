@@ -16,7 +16,7 @@ from partchat.catalog.vocab import part_type_keywords
 
 from .temperatures import spelled_numbers, states
 
-FEATURES_VERSION = 9
+FEATURES_VERSION = 10
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -94,12 +94,43 @@ def fine_clauses(text: str) -> list[str]:
     return [c for c in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())) if says_fine(c)]
 
 
+# A stop under a negation is the opposite of a stop ("hasn't stopped running", "never
+# shuts off", "won't quit leaking"): one word, "nonstop", as shoppers also write it, so
+# "stopped running" is not read as the thing stopping.
+_STOPPED = frozenset(["stop", "stops", "stopped", "stopping", "quit", "quits", "quitting"])
+_OFF_VERBS = frozenset(["shut", "shuts", "turn", "turns", "cycle", "cycles", "kick", "kicks"])
+_FILLER = frozenset(["ever", "even", "really", "actually"])
+
+
+def nonstop(words: list[str]) -> list[str]:
+    """The words with each negated stop as ``nonstop``."""
+    if not NEGATOR.intersection(words):
+        return words
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        j = i + 1
+        if words[i] in NEGATOR and j < len(words):
+            j += words[j] in _FILLER
+            if j < len(words) and words[j] in _STOPPED:
+                out.append("nonstop")
+                i = j + 1
+                continue
+            if j + 1 < len(words) and words[j] in _OFF_VERBS and words[j + 1] == "off":
+                out.append("nonstop")
+                i = j + 2
+                continue
+        out.append(words[i])
+        i += 1
+    return out
+
+
 def _tagged_words(text: str) -> list[str]:
     """The normalised words, each ``w:`` or ``o:`` (in a clause that says all is fine)."""
     out: list[str] = []
     for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
         tag = "o:" if says_fine(clause) else "w:"
-        out += [tag + w for w in normalize(clause).split()]
+        out += [tag + w for w in nonstop(normalize(clause).split())]
     return out
 
 
@@ -144,7 +175,7 @@ def negated_words(text: str) -> list[str]:
     that names it, and the classifier can learn so."""
     out: list[str] = []
     for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
-        words = normalize(clause).split()
+        words = nonstop(normalize(clause).split())
         for i, w in enumerate(words):
             if w in NEGATOR:
                 out += [f"n:{x}" for x in words[i + 1 : i + 1 + _NEGATED_SPAN]]

@@ -22,7 +22,13 @@ from partchat.nlu.dialogue import (
     unawaited,
     without_opening_filler,
 )
-from partchat.nlu.features import features, negated_words, normalize, without_fine_clauses
+from partchat.nlu.features import (
+    features,
+    negated_words,
+    nonstop,
+    normalize,
+    without_fine_clauses,
+)
 from partchat.nlu.model import ModelMismatch, Scores, Understanding
 from partchat.nlu.train import Example, origin, train
 
@@ -240,6 +246,18 @@ def test_a_fine_word_under_a_negation_or_a_stop_says_no_part_is_fine() -> None:
     for text in ("ice cubes drop no problem", "nothing wrong with the freezer", "fridge ok"):
         out = without_fine_clauses(f"not draining, {text}")
         assert out is not None and "draining" in out and text.split()[-1] not in out, text
+
+
+def test_a_negated_stop_is_one_word_nonstop() -> None:
+    assert nonstop(["compressor", "hasnt", "stopped", "running"]) == [
+        "compressor",
+        "nonstop",
+        "running",
+    ]
+    assert nonstop(["fridge", "never", "shuts", "off"]) == ["fridge", "nonstop"]
+    assert features("the ice maker won't quit")["w:nonstop"] == 1
+    for text in ("door wont shut", "it stopped running", "wont turn on"):
+        assert nonstop(text.split()) == text.split(), text
 
 
 def test_a_no_that_only_closes_the_matter_declines(model: Understanding) -> None:
