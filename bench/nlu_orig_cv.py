@@ -50,8 +50,6 @@ ORIGINAL = ("so-", "df-")
 CACHE = ROOT / "var" / "nlu_orig_cv"
 
 
-# What a fold's model depends on beside its examples: the code that turns text into
-# features and fits the weights, and the vocabulary files the features read.
 def group_of(item_id: str) -> str | None:
     """``look`` / ``check`` for an original message (by its fold), ``tr`` for a later
     train item, None otherwise."""

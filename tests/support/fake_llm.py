@@ -218,6 +218,11 @@ _BENCH_WORDS = tuple(
 )
 
 
+def _token_ends(text: str) -> list[int]:
+    """The content length each streamed token of ``text`` completes."""
+    return list(itertools.accumulate(map(len, split_words(text))))
+
+
 def _bench_text(tokens: int) -> str:
     words = _BENCH_WORDS
     return " ".join(words[i % len(words)] for i in range(tokens)) + "."
@@ -324,9 +329,7 @@ class FakeLLM:
         self._writers: set[asyncio.StreamWriter] = set()
         self._bench_answer = Reply(text=_bench_text(tokens))
         self._bench_cache: dict[tuple[str, int, str, bool], list[bytes]] = {}
-        self._bench_ends = list(
-            itertools.accumulate(map(len, split_words(self._bench_answer.text)))
-        )
+        self._bench_ends = _token_ends(self._bench_answer.text)
         self._started = int(time.time())
 
     # -- lifecycle ------------------------------------------------------------------
@@ -703,9 +706,7 @@ class FakeLLM:
         return keep_alive
 
     def _ends(self, reply: Reply) -> list[int]:
-        if reply is self._bench_answer:
-            return self._bench_ends
-        return list(itertools.accumulate(map(len, split_words(reply.text))))
+        return self._bench_ends if reply is self._bench_answer else _token_ends(reply.text)
 
     def _events(self, c: _Chunks, reply: Reply, rid: int) -> list[bytes]:
         """All SSE events of a reply (HTTP-chunk framed): role, content, finish."""

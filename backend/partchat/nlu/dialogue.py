@@ -71,18 +71,19 @@ _YES = re.compile(
 
 # "yes thanks", "ya please thanks", "go ahead thx": a yes and courtesy, nothing else ("ok
 # ty, ill think about it" closes the matter).
+_THANKS_WORDS = r"thanks?|thank (you|u)|thx|ty|cheers"
 _YES_THANKS = re.compile(
     r"^\W*(yes|yeah|yep|yup|ya|yea|sure|go ahead|please|pls)"
-    r"(\W+(yes|please|pls|plz|go ahead|do it|thanks?|thank (you|u)|thx|ty|cheers))*\W*$",
+    rf"(\W+(yes|please|pls|plz|go ahead|do it|{_THANKS_WORDS}))*\W*$",
     re.IGNORECASE,
 )
 
 # "ya please?", "ok go ahead?", "yes please do?", "yes show me": words that take up an offer
 # and nothing else, whatever the end mark (a question mark after them asks nothing).
 _TAKES_OFFER = re.compile(
-    r"^\W*(yes|yeah|yep|yup|ya|yea|sure|ok(ay)?|k|go ahead|please|pls|plz|do it|show me)\b"
+    rf"^\W*({_YES_WORDS}|k|go ahead|please|pls|plz|do it|show me)\b"
     r"(\W+(yes|yeah|ya|sure|ok|go ahead|go for it|please( do)?|pls|plz|do it|show me|sounds good"
-    r"|thanks?|thank (you|u)|thx|ty|cheers)\b)*\W*$",
+    rf"|{_THANKS_WORDS})\b)*\W*$",
     re.IGNORECASE,
 )
 

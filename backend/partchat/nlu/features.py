@@ -73,6 +73,11 @@ _UNFINE_BEFORE = re.compile(
 )
 
 
+def _clauses(text: str) -> list[str]:
+    """The text's clauses (and the marks between them), lower case, apostrophes dropped."""
+    return _CLAUSE.split(_APOSTROPHE.sub("", text.lower()))
+
+
 def says_fine(clause: str) -> bool:
     """The clause (lower case, apostrophes dropped) says a part works or is fine."""
     for m in _FINE.finditer(clause):
@@ -83,15 +88,15 @@ def says_fine(clause: str) -> bool:
 
 def without_fine_clauses(text: str) -> str | None:
     """The text without its clauses that say all is fine, or None when it has none."""
-    clauses = _CLAUSE.split(_APOSTROPHE.sub("", text.lower()))
-    if not any(says_fine(c) for c in clauses):
+    fine = [(c, says_fine(c)) for c in _clauses(text)]
+    if not any(f for _, f in fine):
         return None
-    return " ".join(c for c in clauses if not says_fine(c))
+    return " ".join(c for c, f in fine if not f)
 
 
 def fine_clauses(text: str) -> list[str]:
     """The clauses of the text that say all is fine."""
-    return [c for c in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())) if says_fine(c)]
+    return [c for c in _clauses(text) if says_fine(c)]
 
 
 # A stop under a negation is the opposite of a stop ("hasn't stopped running", "never
@@ -125,25 +130,31 @@ def nonstop(words: list[str]) -> list[str]:
     return out
 
 
-def _tagged_words(text: str) -> list[str]:
+def _clause_words(text: str) -> list[tuple[str, list[str]]]:
+    """Each clause with its normalised words, a negated stop as ``nonstop``."""
+    return [(c, nonstop(normalize(c).split())) for c in _clauses(text)]
+
+
+def _tagged_words(clauses: list[tuple[str, list[str]]]) -> list[str]:
     """The normalised words, each ``w:`` or ``o:`` (in a clause that says all is fine)."""
     out: list[str] = []
-    for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
+    for clause, words in clauses:
         tag = "o:" if says_fine(clause) else "w:"
-        out += [tag + w for w in nonstop(normalize(clause).split())]
+        out += [tag + w for w in words]
     return out
 
 
 def word_features(text: str) -> tuple[list[str], list[str]]:
     """The features that are not character n-grams, and the words whose character
     n-grams (``char_grams``) complete them: ``features`` is both counted together."""
-    grams = _tagged_words(text)
+    clauses = _clause_words(text)
+    grams = _tagged_words(clauses)
     words = [g[2:] for g in grams]
     grams += [f"b:{a} {b}" for a, b in itertools.pairwise(["<s>", *words, "</s>"])]
     if part_type_pattern().search(" ".join(words)):
         grams.append("k:part")
     grams += temperature_features(text)
-    grams += negated_words(text)
+    grams += _negated(clauses)
     return grams, [w for w in words if w not in _PLACEHOLDERS]
 
 
@@ -173,9 +184,12 @@ def negated_words(text: str) -> list[str]:
     """``n:click`` for the words a negation governs ("no click when I shut it", "the
     little door never pops open"): the absence of a sound or an event is not the symptom
     that names it, and the classifier can learn so."""
+    return _negated(_clause_words(text))
+
+
+def _negated(clauses: list[tuple[str, list[str]]]) -> list[str]:
     out: list[str] = []
-    for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
-        words = nonstop(normalize(clause).split())
+    for _clause, words in clauses:
         for i, w in enumerate(words):
             if w in NEGATOR:
                 out += [f"n:{x}" for x in words[i + 1 : i + 1 + _NEGATED_SPAN]]
@@ -191,7 +205,7 @@ def without_negations(text: str) -> str | None:
     ``negated_words``), or None when it has none: what the message says is there."""
     kept: list[str] = []
     found = False
-    for clause in _CLAUSE.split(_APOSTROPHE.sub("", text.lower())):
+    for clause in _clauses(text):
         words = normalize(clause).split()
         skip = 0
         for i, w in enumerate(words):

@@ -24,7 +24,7 @@ from .features import (
     without_fine_clauses,
     without_negations,
 )
-from .model import Understanding
+from .model import Scores, Understanding
 from .rules import (
     ASKS_FOR_A_PART,
     AVAILABILITY,
@@ -229,26 +229,28 @@ async def read(
     # The message without its clauses that say all is fine ("but the freezer is fine"):
     # those state no symptom of their own.
     complaint = without_fine_clauses(text)
-    if complaint is not None and slugs and tuning.fine_not_first:
-        # "ice dispenser not working, water still works": the classifier's first slug is
-        # the one the fine clause names, read alone; the complaint's own comes first.
-        # Only where the complaint surely states a symptom, and not that one in any of
-        # its clauses ("isn't running at all, power to the outlet is fine").
-        told = understanding.score(complaint)
-        if (
-            told.slugs
-            and 1.0 - told.no_symptom >= tuning.fine_complaint
-            and slugs[0] not in told.slugs
-            and slugs[0] not in _clause_slugs_all(complaint, understanding)
-            and slugs[0] in _fine_tops(text, understanding, tuning.fine_complaint)
-            # (nor one the reported temperatures rule out: "the freezer is at 0°F")
-            and told.slugs[0] in settle([told.slugs[0]], states(text))
-        ):
-            slugs = [told.slugs[0], *(g for g in slugs if g != told.slugs[0])]
-    if complaint is not None and len(slugs) > 1:
+    told = understanding.score(complaint) if complaint is not None and slugs else None
+    # "ice dispenser not working, water still works": the classifier's first slug is the
+    # one the fine clause names, read alone; the complaint's own comes first. Only where
+    # the complaint surely states a symptom, and not that one in any of its clauses
+    # ("isn't running at all, power to the outlet is fine"), nor one the reported
+    # temperatures rule out ("the freezer is at 0°F").
+    if (
+        complaint is not None
+        and told is not None
+        and tuning.fine_not_first
+        and told.slugs
+        and 1.0 - told.no_symptom >= tuning.fine_complaint
+        and slugs[0] not in told.slugs
+        and slugs[0] not in _clause_slugs_all(complaint, understanding)
+        and slugs[0] in _fine_tops(text, understanding, tuning.fine_complaint)
+        and told.slugs[0] in settle([told.slugs[0]], states(text))
+    ):
+        slugs = [told.slugs[0], *(g for g in slugs if g != told.slugs[0])]
+    if told is not None and len(slugs) > 1:
         # "warm up top, but the freezer is fine": a symptom only the fine clause suggests
         # is not one, first or second.
-        kept = understanding.score(complaint).slugs
+        kept = told.slugs
         slugs = [g for g in slugs if g in kept] or slugs[:1]
     if len(slugs) > 1 and tuning.second_own_clause:
         tops = _clause_tops(complaint or text, understanding)
@@ -354,9 +356,14 @@ def _clause_slugs(
     return out
 
 
+def _clause_scores(text: str, understanding: Understanding) -> list[Scores]:
+    """Each clause of the text, read alone."""
+    return [understanding.score(c) for c in _CLAUSES.split(text) if c.strip()]
+
+
 def _clause_slugs_all(text: str, understanding: Understanding) -> set[str]:
     """Every slug any clause of the text has, read alone."""
-    return {g for c in _CLAUSES.split(text) if c.strip() for g in understanding.score(c).slugs}
+    return {g for cs in _clause_scores(text, understanding) for g in cs.slugs}
 
 
 def _fine_tops(text: str, understanding: Understanding, sure: float) -> set[str]:
@@ -372,10 +379,10 @@ def _fine_tops(text: str, understanding: Understanding, sure: float) -> set[str]
 
 def _clause_tops(text: str, understanding: Understanding) -> set[str]:
     """The slug each clause of a message of several clauses has first, read alone."""
-    clauses = [c for c in _CLAUSES.split(text) if c.strip()]
-    if len(clauses) < 2:
+    scored = _clause_scores(text, understanding)
+    if len(scored) < 2:
         return set()
-    return {cs.slugs[0] for c in clauses if (cs := understanding.score(c)).slugs}
+    return {cs.slugs[0] for cs in scored if cs.slugs}
 
 
 _NEGATABLE: dict[tuple[str, ...], frozenset[str]] = {}
