@@ -29,7 +29,7 @@ import re
 import sqlite3
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from partchat.catalog import Catalog  # noqa: E402
 from partchat.nlu import corpus  # noqa: E402
 from partchat.nlu import store as nlu_store  # noqa: E402
 from partchat.nlu.evaluate import Report, evaluate  # noqa: E402
+from partchat.nlu.features import normalize  # noqa: E402
 from partchat.nlu.model import Understanding  # noqa: E402
 from partchat.nlu.reading import TUNING, Tuning  # noqa: E402
 from partchat.nlu.train import SECOND_THRESHOLD, SYMPTOM_C, WEIGHTS, Example, train  # noqa: E402
@@ -87,6 +88,43 @@ def fold_of(item_id: str, k: int) -> int:
     m = _NUMBERED.match(item_id)
     group = f"{m.group(1)}{int(m.group(2)) // 10}" if m else item_id
     return int(hashlib.sha256(group.encode()).hexdigest()[:8], 16) % k
+
+
+def written_later_or_dev(item_id: str) -> bool:
+    """An item the test split's texts were screened against: dev (``training_set`` leaves
+    out a dev text within ``TEST_SIMILARITY`` of a test one), or written after the split
+    (``tr-``, kept clear of held-out texts when written). Only the original train items
+    were never screened: a test text may have its paraphrase among them."""
+    base = item_id.split("#", 1)[0]
+    return base.startswith("tr-") or corpus.split_of(base) == "dev"
+
+
+def near(texts: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a text is within ``corpus.TEST_SIMILARITY`` of one of ``texts`` (both
+    normalised): the screen the shipped model's training passes against the test split."""
+    from rapidfuzz import fuzz, process
+
+    pool = sorted({normalize(t) for t in texts})
+    cutoff = corpus.TEST_SIMILARITY * 100
+
+    def close(text: str) -> bool:
+        hit = process.extractOne(normalize(text), pool, scorer=fuzz.ratio, score_cutoff=cutoff)
+        return hit is not None
+
+    return close
+
+
+PARAPHRASES = ROOT / "data" / "nlu"
+
+
+def paraphrases(kind: str) -> list[dict[str, Any]]:
+    """``data/nlu/paraphrases_<kind>.jsonl``: each original train item (``of``) told again
+    in another shopper's words, its labels unchanged; a proxy of the test split's
+    distribution in wording nobody tuned on (never learnt by the shipped model)."""
+    path = PARAPHRASES / f"paraphrases_{kind}.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def splits(

@@ -18,7 +18,9 @@ each ``dv-…`` batch) with a model of train alone, as ``bench/nlu.py --split de
 them. ``--variants`` scores the folds' dialogues again with each later turn varied the
 small ways shoppers vary one (a closing thanks, an opening "ok so", lower case without
 punctuation), labels unchanged: a mechanism that only knows the corpus's own wording
-fails there. A fitted model is cached under ``var/nlu-cv/`` by a digest of its examples and of
+fails there. Each dialogue is also scored as another shopper tells it
+(``data/nlu/paraphrases_dialogues.jsonl``, written blind, labels unchanged) with its
+original's fold model, which learns nothing close to the paraphrase either. A fitted model is cached under ``var/nlu-cv/`` by a digest of its examples and of
 the training code, so a change to the reading or the dialogue code reruns in seconds.
 """
 
@@ -31,14 +33,14 @@ import re
 import sqlite3
 import sys
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.nlu_cv import fold_of, model_digest  # noqa: E402
+from bench.nlu_cv import fold_of, model_digest, near, paraphrases, written_later_or_dev  # noqa: E402
 from tests.support.dialogues import DialogueResult, run_dialogue  # noqa: E402
 
 from partchat.agent.graph import build_graph  # noqa: E402
@@ -47,7 +49,6 @@ from partchat.catalog import Catalog  # noqa: E402
 from partchat.nlu import corpus  # noqa: E402
 from partchat.nlu import store as nlu_store  # noqa: E402
 from partchat.nlu import train as nlu_train  # noqa: E402
-from partchat.nlu.features import normalize  # noqa: E402
 from partchat.nlu.model import Understanding  # noqa: E402
 from partchat.toolbox.dispatch import Toolbox  # noqa: E402
 
@@ -62,38 +63,26 @@ def original_train() -> list[corpus.Dialogue]:
     return [d for d in corpus.dialogues("train") if d["id"].startswith(ORIGINAL)]
 
 
-def written_later_or_dev(item_id: str) -> bool:
-    """An item the test split's texts were screened against: dev (``training_set`` leaves
-    out a dev text within ``TEST_SIMILARITY`` of a test one), or written after the split
-    (``tr-``, kept clear of held-out texts when written). Only the original train items
-    were never screened: a test text may have its paraphrase among them."""
-    base = item_id.split("#", 1)[0]
-    return base.startswith("tr-") or corpus.split_of(base) == "dev"
-
-
 def fold_set(
-    learnt: corpus.TrainingSet, held: list[corpus.Dialogue], *, screen: bool = True
+    learnt: corpus.TrainingSet,
+    held: list[corpus.Dialogue],
+    *,
+    screen: bool = True,
+    also: Sequence[corpus.Dialogue] = (),
 ) -> corpus.TrainingSet:
     """``learnt`` without the turns of the ``held`` dialogues and, with ``screen``, without
     every item screened against the test split (``written_later_or_dev``) whose text is
-    within ``corpus.TEST_SIMILARITY`` of a held turn: the fold is then learnt from what
+    within ``corpus.TEST_SIMILARITY`` of a held turn or of a turn of ``also`` (the held
+    dialogues' paraphrases, scored with the same model): the fold is then learnt from what
     the test split's dialogues are (otherwise 119 of the 222 original train turns have a
     dev text this close in training, 70 a ``tr-`` one)."""
-    from rapidfuzz import fuzz, process
-
     ids = {d["id"] for d in held}
-    texts = sorted({normalize(t["user"]) for d in held for t in d["turns"]})
-    cutoff = corpus.TEST_SIMILARITY * 100
+    close = near(t["user"] for d in (*held, *also) for t in d["turns"])
 
     def kept(item_id: str, text: str) -> bool:
         if item_id.split("#", 1)[0] in ids:
             return False
-        if not (screen and written_later_or_dev(item_id)):
-            return True
-        return (
-            process.extractOne(normalize(text), texts, scorer=fuzz.ratio, score_cutoff=cutoff)
-            is None
-        )
+        return not (screen and written_later_or_dev(item_id) and close(text))
 
     return corpus.TrainingSet(
         messages=[m for m in learnt.messages if kept(m["id"], m["text"])],
@@ -169,8 +158,23 @@ def family(dialogue_id: str) -> str:
     return m.group(1) if m else dialogue_id
 
 
+def paraphrased() -> list[corpus.Dialogue]:
+    """The original train dialogues told again in other words (``nlu_cv.paraphrases``)."""
+    return [corpus.Dialogue(id=d["id"], turns=d["turns"]) for d in paraphrases("dialogues")]
+
+
+def fold_of_paraphrase(dialogue: corpus.Dialogue, k: int) -> int:
+    """A paraphrase's fold: its original's (``pp-dlg-001`` → ``dlg-001``)."""
+    return fold_of(dialogue["id"].removeprefix("pp-"), k)
+
+
 def fit_models(
-    db: Path, dialogues: list[corpus.Dialogue], k: int, dev: bool, screen: bool
+    db: Path,
+    dialogues: list[corpus.Dialogue],
+    k: int,
+    dev: bool,
+    screen: bool,
+    told_again: Sequence[corpus.Dialogue] = (),
 ) -> tuple[dict[int, Understanding], Understanding | None]:
     """Each fold's model, and (``dev``) the model of train alone."""
     conn = sqlite3.connect(Path(db).resolve().as_uri() + "?mode=ro", uri=True)
@@ -179,7 +183,8 @@ def fit_models(
         models = {}
         for f in range(k):
             held = [d for d in dialogues if fold_of(d["id"], k) == f]
-            models[f] = fitted(conn, fold_set(learnt, held, screen=screen), f"fold {f}")
+            also = [d for d in told_again if fold_of_paraphrase(d, k) == f]
+            models[f] = fitted(conn, fold_set(learnt, held, screen=screen, also=also), f"fold {f}")
         train_only = fitted(conn, corpus.training_set(("train",)), "train only") if dev else None
     finally:
         conn.close()
@@ -194,10 +199,11 @@ async def run(
     show: bool,
     show_dev: str | None = None,
     variants: tuple[str, ...] = (),
+    told_again: Sequence[corpus.Dialogue] = (),
 ) -> dict[str, Any]:
     k = len(models)
     catalog = await Catalog.open(db)
-    out: dict[str, Any] = {"folds": {}, "variants": {}}
+    out: dict[str, Any] = {"folds": {}, "variants": {}, "paraphrases": {}}
     try:
         for f in range(k):
             mine = [d for d in dialogues if fold_of(d["id"], k) == f]
@@ -207,6 +213,14 @@ async def run(
                 for r in results:
                     if not r.ok:
                         print(f"[fold {f}] {r.describe()}\n")
+            if told_again:
+                theirs = [d for d in told_again if fold_of_paraphrase(d, k) == f]
+                said = await run_all(catalog, models[f], theirs)
+                out["paraphrases"][f] = (sum(r.ok for r in said), len(said))
+                if show and f in LOOK:
+                    for r in said:
+                        if not r.ok:
+                            print(f"[fold {f}, paraphrase] {r.describe()}\n")
             for name in variants:
                 changed = await run_all(catalog, models[f], [variant(d, name) for d in mine])
                 out["variants"].setdefault(name, {})[f] = (
@@ -253,6 +267,9 @@ def report(out: dict[str, Any]) -> str:
         lines.append(f"  {name} (folds {'-'.join(map(str, (which[0], which[-1])))}): {ok}/{n}")
     ok, n = _half(folds, tuple(folds))
     lines.append(f"  all: {ok}/{n} ({ok / n:.1%})")
+    if out["paraphrases"]:
+        look, check = _half(out["paraphrases"], LOOK), _half(out["paraphrases"], CHECK)
+        lines.append(f"  paraphrased: LOOK {look[0]}/{look[1]}, CHECK {check[0]}/{check[1]}")
     for name, by_fold in out["variants"].items():
         look, check = _half(by_fold, LOOK), _half(by_fold, CHECK)
         lines.append(f"  variant {name!r}: LOOK {look[0]}/{look[1]}, CHECK {check[0]}/{check[1]}")
@@ -282,15 +299,30 @@ def main() -> int:
         action="store_true",
         help="keep the dev and tr- texts close to a held turn (a leaky, optimistic figure)",
     )
+    p.add_argument(
+        "--no-paraphrases",
+        action="store_true",
+        help="skip the paraphrased dialogues (data/nlu/paraphrases_dialogues.jsonl)",
+    )
     p.add_argument("--json", action="store_true")
     ns = p.parse_args()
     dialogues = original_train()
+    told_again = [] if ns.no_paraphrases else paraphrased()
     models, train_only = fit_models(
-        ns.catalog, dialogues, ns.folds, not ns.no_dev, not ns.unscreened
+        ns.catalog, dialogues, ns.folds, not ns.no_dev, not ns.unscreened, told_again
     )
     variants = tuple(VARIANTS) if ns.variants else ()
     out = asyncio.run(
-        run(ns.catalog, dialogues, models, train_only, ns.show, ns.show_dev, variants)
+        run(
+            ns.catalog,
+            dialogues,
+            models,
+            train_only,
+            ns.show,
+            ns.show_dev,
+            variants,
+            told_again,
+        )
     )
     print(json.dumps(out) if ns.json else report(out))
     return 0

@@ -4,6 +4,7 @@ made once and a test split that does not change without saying so."""
 from __future__ import annotations
 
 import hashlib
+import json
 from importlib import resources
 
 import pytest
@@ -107,3 +108,39 @@ async def test_every_intent_and_symptom_is_covered(catalog: Catalog) -> None:
     assert {i["intent"] for i in items} == INTENTS
     covered = {s for i in items for s in i["symptoms"]}
     assert covered == {s["id"] for s in await catalog.symptoms()}
+
+
+_LABELS = ("intent", "symptoms", "appliance", "parts", "models")
+
+
+def _paraphrases(kind: str) -> list[dict]:  # type: ignore[type-arg]
+    path = resources.files(corpus.PACKAGE_DATA).joinpath(f"paraphrases_{kind}.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_each_original_train_message_is_told_again_once_with_its_labels() -> None:
+    """``paraphrases_messages.jsonl`` (a proxy of the test split's distribution for
+    ``bench/nlu_orig_cv.py``, never learnt): one per original train message, labels equal."""
+    originals = {m["id"]: m for m in corpus.messages("train") if m["id"].startswith(("so-", "df-"))}
+    told = _paraphrases("messages")
+    assert sorted(p["of"] for p in told) == sorted(originals)
+    for p in told:
+        original = originals[p["of"]]
+        assert p["id"] == f"pp-{p['of']}"
+        assert {k: p[k] for k in _LABELS} == {k: original[k] for k in _LABELS}, p["id"]
+        assert p["text"] != original["text"], p["id"]
+
+
+def test_each_original_train_dialogue_is_told_again_once_with_its_labels() -> None:
+    originals = {d["id"]: d for d in corpus.dialogues("train") if d["id"].startswith("dlg-")}
+    told = _paraphrases("dialogues")
+    assert sorted(p["of"] for p in told) == sorted(originals)
+    for p in told:
+        turns = originals[p["of"]]["turns"]
+        assert p["id"] == f"pp-{p['of']}"
+        assert len(p["turns"]) == len(turns), p["id"]
+        for mine, theirs in zip(p["turns"], turns, strict=True):
+            assert {k: v for k, v in mine.items() if k != "user"} == {
+                k: v for k, v in theirs.items() if k != "user"
+            }, p["id"]
+        assert [t["user"] for t in p["turns"]] != [t["user"] for t in turns], p["id"]

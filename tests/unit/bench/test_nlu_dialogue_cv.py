@@ -58,3 +58,17 @@ def test_the_shoppers_spellings_and_marks() -> None:
         "the second one",
     ]
     assert cv.variant(d, "hmm")["turns"][1]["user"] == "hmm the second one"
+
+
+def test_a_fold_screens_against_its_dialogues_paraphrases_too() -> None:
+    held = [corpus.Dialogue(id="dlg-001", turns=[_turn("the second one pls")])]
+    told = [corpus.Dialogue(id="pp-dlg-001", turns=[_turn("can i get number two")])]
+    learnt = corpus.TrainingSet(
+        messages=[_message("tr-xx-0001", "can i get number two pls")],
+        turns=[("dlg-002#1", _turn("can i get number two"))],  # original: never screened
+    )
+    assert cv.fold_set(learnt, held).messages != []
+    kept = cv.fold_set(learnt, held, also=told)
+    assert kept.messages == []
+    assert [i for i, _ in kept.turns] == ["dlg-002#1"]
+    assert cv.fold_of_paraphrase(told[0], 5) == cv.fold_of("dlg-001", 5)
