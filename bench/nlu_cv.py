@@ -117,14 +117,21 @@ def near(texts: Iterable[str]) -> Callable[[str], bool]:
 PARAPHRASES = ROOT / "data" / "nlu"
 
 
-def paraphrases(kind: str) -> list[dict[str, Any]]:
-    """``data/nlu/paraphrases_<kind>.jsonl``: each original train item (``of``) told again
-    in another shopper's words, its labels unchanged; a proxy of the test split's
-    distribution in wording nobody tuned on (never learnt by the shipped model)."""
-    path = PARAPHRASES / f"paraphrases_{kind}.jsonl"
+def paraphrases(kind: str, batch: int = 1) -> list[dict[str, Any]]:
+    """``data/nlu/paraphrases_<kind>.jsonl`` (batch 1, ids ``pp-…``; its looked-at folds'
+    misses may be read) or ``paraphrases2_<kind>.jsonl`` (batch 2, ``pp2-…``: sealed,
+    only ever counted): each original train item (``of``) told again in another shopper's
+    words, labels unchanged; a proxy of the test split's distribution in wording nobody
+    tuned on (never learnt by the shipped model)."""
+    path = PARAPHRASES / f"paraphrases{'' if batch == 1 else batch}_{kind}.jsonl"
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def batch_of(item_id: str) -> str:
+    """``pp`` or ``pp2``: the paraphrase batch an id belongs to."""
+    return item_id.split("-", 1)[0]
 
 
 def splits(

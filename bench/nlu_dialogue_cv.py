@@ -40,7 +40,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.nlu_cv import fold_of, model_digest, near, paraphrases, written_later_or_dev  # noqa: E402
+from bench.nlu_cv import (  # noqa: E402
+    batch_of,
+    fold_of,
+    model_digest,
+    near,
+    paraphrases,
+    written_later_or_dev,
+)
 from tests.support.dialogues import DialogueResult, run_dialogue  # noqa: E402
 
 from partchat.agent.graph import build_graph  # noqa: E402
@@ -158,14 +165,14 @@ def family(dialogue_id: str) -> str:
     return m.group(1) if m else dialogue_id
 
 
-def paraphrased() -> list[corpus.Dialogue]:
+def paraphrased(batch: int = 1) -> list[corpus.Dialogue]:
     """The original train dialogues told again in other words (``nlu_cv.paraphrases``)."""
-    return [corpus.Dialogue(id=d["id"], turns=d["turns"]) for d in paraphrases("dialogues")]
+    return [corpus.Dialogue(id=d["id"], turns=d["turns"]) for d in paraphrases("dialogues", batch)]
 
 
 def fold_of_paraphrase(dialogue: corpus.Dialogue, k: int) -> int:
-    """A paraphrase's fold: its original's (``pp-dlg-001`` → ``dlg-001``)."""
-    return fold_of(dialogue["id"].removeprefix("pp-"), k)
+    """A paraphrase's fold: its original's (``pp-dlg-001``, ``pp2-dlg-001`` → ``dlg-001``)."""
+    return fold_of(dialogue["id"].split("-", 1)[1], k)
 
 
 def fit_models(
@@ -216,10 +223,16 @@ async def run(
             if told_again:
                 theirs = [d for d in told_again if fold_of_paraphrase(d, k) == f]
                 said = await run_all(catalog, models[f], theirs)
-                out["paraphrases"][f] = (sum(r.ok for r in said), len(said))
+                for batch in ("pp", "pp2"):
+                    mine_said = [r for r in said if batch_of(r.dialogue["id"]) == batch]
+                    if mine_said:
+                        out["paraphrases"].setdefault(batch, {})[f] = (
+                            sum(r.ok for r in mine_said),
+                            len(mine_said),
+                        )
                 if show and f in LOOK:
                     for r in said:
-                        if not r.ok:
+                        if not r.ok and batch_of(r.dialogue["id"]) == "pp":
                             print(f"[fold {f}, paraphrase] {r.describe()}\n")
             for name in variants:
                 changed = await run_all(catalog, models[f], [variant(d, name) for d in mine])
@@ -267,9 +280,10 @@ def report(out: dict[str, Any]) -> str:
         lines.append(f"  {name} (folds {'-'.join(map(str, (which[0], which[-1])))}): {ok}/{n}")
     ok, n = _half(folds, tuple(folds))
     lines.append(f"  all: {ok}/{n} ({ok / n:.1%})")
-    if out["paraphrases"]:
-        look, check = _half(out["paraphrases"], LOOK), _half(out["paraphrases"], CHECK)
-        lines.append(f"  paraphrased: LOOK {look[0]}/{look[1]}, CHECK {check[0]}/{check[1]}")
+    for batch, by_fold in out["paraphrases"].items():
+        look, check = _half(by_fold, LOOK), _half(by_fold, CHECK)
+        name = "paraphrased" if batch == "pp" else "paraphrased, sealed batch"
+        lines.append(f"  {name}: LOOK {look[0]}/{look[1]}, CHECK {check[0]}/{check[1]}")
     for name, by_fold in out["variants"].items():
         look, check = _half(by_fold, LOOK), _half(by_fold, CHECK)
         lines.append(f"  variant {name!r}: LOOK {look[0]}/{look[1]}, CHECK {check[0]}/{check[1]}")
@@ -304,10 +318,17 @@ def main() -> int:
         action="store_true",
         help="skip the paraphrased dialogues (data/nlu/paraphrases_dialogues.jsonl)",
     )
+    p.add_argument(
+        "--sealed",
+        action="store_true",
+        help="also count the sealed second batch (paraphrases2_dialogues.jsonl; never shown)",
+    )
     p.add_argument("--json", action="store_true")
     ns = p.parse_args()
     dialogues = original_train()
     told_again = [] if ns.no_paraphrases else paraphrased()
+    if ns.sealed:
+        told_again += paraphrased(2)
     models, train_only = fit_models(
         ns.catalog, dialogues, ns.folds, not ns.no_dev, not ns.unscreened, told_again
     )

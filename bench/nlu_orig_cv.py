@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.nlu_cv import (  # noqa: E402
+    batch_of,
     fold_of,
     model_digest,
     near,
@@ -80,6 +81,7 @@ def folds(
     weights: dict[str, float],
     told_again: list[corpus.Labelled],
     screen: bool = True,
+    learn_told: bool = False,
 ) -> list[tuple[list[Example], list[corpus.Labelled], list[corpus.Labelled]]]:
     """Each fold's training examples, held-out train messages and held-out paraphrases.
 
@@ -87,20 +89,26 @@ def folds(
     phrasings. With ``screen`` it also leaves out every item screened against the test
     split (``tr-``, written after it) whose text is within ``corpus.TEST_SIMILARITY`` of
     a held-out original or of its paraphrase: the shipped model never learns such an
-    item close to a test text, and 176 of the 565 originals had one in their folds."""
+    item close to a test text, and 176 of the 565 originals had one in their folds.
+    ``learn_told``: a fold learns the other folds' paraphrases too, screened the same way."""
     learnt = corpus.training_set(("train",))
+    messages = list(learnt.messages)
+    if learn_told:
+        learnt.messages += [p for p in told_again if batch_of(p["id"]) == "pp"]
     conn = sqlite3.connect(db)
     try:
         examples = nlu_store.examples_of(conn, learnt, weights)
     finally:
         conn.close()
-    ids: list[str | None] = [m["id"] for m in learnt.messages]
+    # A paraphrase falls in its original's fold (``pp-so-0001`` → ``so-0001``).
+    ids: list[str | None] = [m.get("of", m["id"]) for m in learnt.messages]
     ids += [turn_id for turn_id, _ in learnt.turns]
     ids += [None] * (len(examples) - len(ids))
     n = len(learnt.messages)
+    told = set(range(len(messages), n))
     out = []
     for f in range(k):
-        held = [m for m in learnt.messages if fold_of(m["id"], k) == f]
+        held = [m for m in messages if fold_of(m["id"], k) == f]
         theirs = [p for p in told_again if fold_of(p["of"], k) == f]
         close = near(
             [m["text"] for m in held if m["id"].startswith(ORIGINAL)] + [p["text"] for p in theirs]
@@ -110,7 +118,12 @@ def folds(
             e
             for i, (item, e) in enumerate(zip(ids, examples, strict=True))
             if not (i < n and item is not None and fold_of(item, k) == f)
-            and not (screen and item is not None and written_later_or_dev(item) and close(e.text))
+            and not (
+                screen
+                and item is not None
+                and (written_later_or_dev(item) or i in told)
+                and close(e.text)
+            )
         ]
         out.append((kept, held, theirs))
     return out
@@ -156,20 +169,23 @@ async def run(
     scoring: dict[str, float] | None = None,
     screen: bool = True,
     told_again: list[corpus.Labelled] | None = None,
+    learn_told: bool = False,
 ) -> dict[str, Report]:
-    reports = {g: Report() for g in ("look", "check", "tr", "pp look", "pp check")}
+    groups = ("look", "check", "tr", "pp look", "pp check", "pp2 look", "pp2 check")
+    reports = {g: Report() for g in groups}
     catalog = await Catalog.open(db)
     try:
         weighted = {**nlu_train.WEIGHTS, **(weights or {})}
         for f, (kept, held, theirs) in enumerate(
-            folds(db, FOLDS, weighted, told_again or [], screen)
+            folds(db, FOLDS, weighted, told_again or [], screen, learn_told)
         ):
             t0 = time.perf_counter()
             u = Understanding({**fold_model(kept, cache, params), **(scoring or {})})
             half = "look" if f in LOOK else "check"
             for group, report in reports.items():
                 if group.startswith("pp"):
-                    mine = theirs if group == f"pp {half}" else []
+                    batch, which = group.split()
+                    mine = [p for p in theirs if batch_of(p["id"]) == batch and which == half]
                 else:
                     mine = [m for m in held if group_of(m["id"]) == group]
                 r = await evaluate(mine, catalog, u)
@@ -215,6 +231,16 @@ def main() -> int:
         action="store_true",
         help="skip the paraphrases (data/nlu/paraphrases_messages.jsonl)",
     )
+    p.add_argument(
+        "--sealed",
+        action="store_true",
+        help="also count the sealed second batch (paraphrases2_messages.jsonl; never shown)",
+    )
+    p.add_argument(
+        "--learn-paraphrases",
+        action="store_true",
+        help="each fold learns the other folds' paraphrases (would learning them help?)",
+    )
     p.add_argument("--threshold", type=float, help="the first slug's threshold")
     p.add_argument("--second", type=float, help="the second slug's threshold")
     ns = p.parse_args()
@@ -238,11 +264,23 @@ def main() -> int:
     }
     cache = None if ns.no_cache else CACHE
     told_again = [] if ns.no_paraphrases else paraphrases("messages")
+    if ns.sealed:
+        told_again += paraphrases("messages", 2)
     reports = asyncio.run(
-        run(ns.catalog, cache, weights, params, scoring, not ns.unscreened, told_again)
+        run(
+            ns.catalog,
+            cache,
+            weights,
+            params,
+            scoring,
+            not ns.unscreened,
+            told_again,
+            ns.learn_paraphrases,
+        )
     )
     reports["orig"] = _merged(reports["look"], reports["check"])
-    reports["pp"] = _merged(reports["pp look"], reports["pp check"])
+    for batch in ("pp", "pp2"):
+        reports[batch] = _merged(reports[f"{batch} look"], reports[f"{batch} check"])
     if ns.json:
         out: dict[str, Any] = {g: r.summary() for g, r in reports.items()}
         out["look_misses"] = [
@@ -253,8 +291,16 @@ def main() -> int:
         ]
         print(json.dumps(out, indent=1))
         return 0
-    names = {"look": "orig LOOK", "check": "orig CHECK", "pp look": "pp LOOK"}
-    shown = ("orig", "look", "check", "tr", *(("pp", "pp look", "pp check") if told_again else ()))
+    names = {
+        "look": "orig LOOK",
+        "check": "orig CHECK",
+        "pp look": "pp LOOK",
+        "pp2 look": "pp2 LOOK",
+    }
+    shown = ["orig", "look", "check", "tr"]
+    for batch in ("pp", "pp2"):
+        if reports[batch].n:
+            shown += [batch, f"{batch} look", f"{batch} check"]
     for name in shown:
         print(_line(names.get(name, name.replace("check", "CHECK")), reports[name]))
     if ns.show_misses:

@@ -113,31 +113,41 @@ async def test_every_intent_and_symptom_is_covered(catalog: Catalog) -> None:
 _LABELS = ("intent", "symptoms", "appliance", "parts", "models")
 
 
-def _paraphrases(kind: str) -> list[dict]:  # type: ignore[type-arg]
-    path = resources.files(corpus.PACKAGE_DATA).joinpath(f"paraphrases_{kind}.jsonl")
+# Two batches written apart: ``pp-…`` (its looked-at folds read) and ``pp2-…`` (sealed).
+BATCHES = (("paraphrases", "pp"), ("paraphrases2", "pp2"))
+
+
+def _paraphrases(name: str, kind: str) -> list[dict]:  # type: ignore[type-arg]
+    path = resources.files(corpus.PACKAGE_DATA).joinpath(f"{name}_{kind}.jsonl")
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def test_each_original_train_message_is_told_again_once_with_its_labels() -> None:
-    """``paraphrases_messages.jsonl`` (a proxy of the test split's distribution for
+@pytest.mark.parametrize(("name", "prefix"), BATCHES)
+def test_each_original_train_message_is_told_again_once_with_its_labels(
+    name: str, prefix: str
+) -> None:
+    """``paraphrases*_messages.jsonl`` (proxies of the test split's distribution for
     ``bench/nlu_orig_cv.py``, never learnt): one per original train message, labels equal."""
     originals = {m["id"]: m for m in corpus.messages("train") if m["id"].startswith(("so-", "df-"))}
-    told = _paraphrases("messages")
+    told = _paraphrases(name, "messages")
     assert sorted(p["of"] for p in told) == sorted(originals)
     for p in told:
         original = originals[p["of"]]
-        assert p["id"] == f"pp-{p['of']}"
+        assert p["id"] == f"{prefix}-{p['of']}"
         assert {k: p[k] for k in _LABELS} == {k: original[k] for k in _LABELS}, p["id"]
         assert p["text"] != original["text"], p["id"]
 
 
-def test_each_original_train_dialogue_is_told_again_once_with_its_labels() -> None:
+@pytest.mark.parametrize(("name", "prefix"), BATCHES)
+def test_each_original_train_dialogue_is_told_again_once_with_its_labels(
+    name: str, prefix: str
+) -> None:
     originals = {d["id"]: d for d in corpus.dialogues("train") if d["id"].startswith("dlg-")}
-    told = _paraphrases("dialogues")
+    told = _paraphrases(name, "dialogues")
     assert sorted(p["of"] for p in told) == sorted(originals)
     for p in told:
         turns = originals[p["of"]]["turns"]
-        assert p["id"] == f"pp-{p['of']}"
+        assert p["id"] == f"{prefix}-{p['of']}"
         assert len(p["turns"]) == len(turns), p["id"]
         for mine, theirs in zip(p["turns"], turns, strict=True):
             assert {k: v for k, v in mine.items() if k != "user"} == {
