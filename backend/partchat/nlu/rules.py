@@ -359,8 +359,14 @@ SEARCH_COMMAND = re.compile(
 )
 # "do you have drain pumps?", "do u guys carry door bins": whether the store has a kind of
 # part (with a part type named, and no part number: "do you have PS… in stock" is details).
+# So does asking where to buy one: "sold here?", "do you sell it", "where can I get one",
+# "can i buy an evaporator fan here" (26 of 31 train, dev and paraphrase texts with such
+# words are searches; the others are ruled: orders, an injection, an install guide).
 AVAILABILITY = re.compile(
-    r"\b(do|does|would|will) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock)\b",
+    r"\b(do|does|would|will) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock)\b|"
+    r"\b(sold|sell|carry|stock)\w* here\b|\b(sell|sold) (it|them|those|these|that|one|ones)\b|"
+    r"\bcan i (buy|order|get) (one|a|an|the|it|them|this|that)\b|"
+    r"\bwhere (can i|do i|to|could i|would i) (buy|get|order|find)\b|\bwho sells\b",
     re.IGNORECASE,
 )
 # A message that opens by asking for a part ("need a start relay, it clicks", "looking

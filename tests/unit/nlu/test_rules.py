@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from partchat.nlu.features import normalize
-from partchat.nlu.rules import given_part_job, part_named_alone, rule_intent
+from partchat.nlu.rules import AVAILABILITY, given_part_job, part_named_alone, rule_intent
 
 
 @pytest.mark.parametrize(
@@ -176,3 +176,20 @@ def test_a_given_parts_job_by_structure(
     text: str, parts: int, model: bool, job: str | None
 ) -> None:
     assert given_part_job(normalize(text), parts, model) == job
+
+
+@pytest.mark.parametrize(
+    ("text", "buying"),
+    [
+        ("do u guys carry door bins", True),
+        ("icemaker wont make ice, just want the whole assembly. sold here?", True),
+        ("tech says the air damper went bad, where can i get one", True),
+        ("whirlpool dishwasher name plate, do you sell it?", True),
+        ("my fridge isnt cold, can i buy an evaporator fan here?", True),
+        ("the fan is loud, is it the motor", False),
+        ("where is the model sticker", False),
+        ("i sold the old fridge, this one leaks", False),
+    ],
+)
+def test_asking_where_to_buy_a_part(text: str, buying: bool) -> None:
+    assert (AVAILABILITY.search(text) is not None) is buying
