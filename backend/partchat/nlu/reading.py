@@ -31,6 +31,7 @@ from .rules import (
     INSTALL_WORDS,
     PRICE_QUESTION,
     asks,
+    given_part_job,
     part_named_alone,
     rule_intent,
 )
@@ -124,6 +125,9 @@ _HOW_IT_GOES = re.compile(r"\bhows?\b(\W+\w+){0,3}\W+(go|goes)\W+(on|in|into|bac
 # it the pump PS…?") still asks for a diagnosis.
 _NO_PROBLEM = 0.5
 _PRICE_READS = frozenset({"search", "diagnose", ANSWER, "out_of_scope"})
+_GIVEN_PART_READS = frozenset(
+    {"search", "details", "compat", "install", "diagnose", ANSWER, "orders"}
+)
 
 
 @dataclass
@@ -205,6 +209,19 @@ async def read(
         and (PRICE_QUESTION.search(norm))
     ):
         intent = "details"  # "how much for the W10872845 filter", "need a quote on …"
+    if found["part_numbers"] and (ruled is None or ruled == ANSWER):
+        # A given part's job by the message's structure (``rules.given_part_job``): a
+        # number alone, a model with it, the steps asked, two parts compared.
+        job = given_part_job(
+            norm, len(found["part_numbers"]), any(m["known"] for m in found["models"])
+        )
+        if (
+            job is not None
+            and (ruled is None or job == "details")
+            and intent in _GIVEN_PART_READS
+            and (intent != "diagnose" or scores.no_symptom >= _NO_PROBLEM)
+        ):
+            intent = job
     all_symptoms = await catalog.symptoms()
     appliance = found["appliance"] or context_appliance
     # The catalog's phrases ("dead", "puddle", "fan noise") count where the classifier

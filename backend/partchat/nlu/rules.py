@@ -143,15 +143,20 @@ def states_by_fiat(text: str) -> bool:
     )
 
 
+# A greeting and nothing else, its letters drawn out or not ("hiii", "heyyy", "yooo"), by
+# the time of day alone ("morning", "mornin", "gm") or as an older courtesy ("good day to
+# you", "g'day").
 GREETING = re.compile(
-    r"^\s*(hi|hello|hey|hiya|heya|howdy|greetings|yo|sup|wass?up|whats up|"
-    r"good (morning|afternoon|evening))\b[\s!.,]*"
-    r"(there|team|partchat)?[\s!.,]*$",
+    r"^\s*(h+i+|hello+|he+y+|hiya|heya|howdy|greetings|y+o+|ayo+|sup|wass?up|whats up|"
+    r"gm|g'?day|((good|gud) )?(morning|mornin'?|afternoon|evening)|(good|gud) day)\b[\s!.,]*"
+    r"((there|team|partchat|all|everyone|folks|guys|mate|to (you|ya|u))\b[\s!.,]*)*$",
     re.IGNORECASE,
 )
 
 THANKS = re.compile(
     r"^\s*((thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}|"
+    # the short thanks of British and Australian English: "ta", "ta mate", "ta very much"
+    r"ta( (mate|very much|muchly|love))?\W*|"
     # a closing: "cool, that's it", "ok that's all", "perfect, that's everything"
     r"(ok(ay)?|cool|great|perfect|awesome|nice|alright|good)\W+(thats|that is|that's) "
     r"(it|all|everything)\b[^?]{0,30}|"
@@ -187,7 +192,10 @@ OTHER_APPLIANCE = re.compile(
 
 CHITCHAT = re.compile(
     r"\b(weather|joke|poem|story|capital of|who won|recipe|bitcoin|stock market|president|"
-    r"meaning of life|sing|translate)\b",
+    r"meaning of life|sing|translate|essay|homework|chatgpt|"
+    # who or what the assistant is: "are you a real person", "is this chatgpt?"
+    r"(are (you|u)|is this|am i talking to) (a |an )?(real person|person|human|bot|robot|ai|"
+    r"chatgpt|gpt))\b",
     re.IGNORECASE,
 )
 
@@ -286,6 +294,13 @@ _REPLY_WORDS = frozenset(
         "option",
         "of",
         "them",
+        # a pick declined ("neither of those", "none of these") and the make said
+        # ("fridge, kenmore brand")
+        "neither",
+        "none",
+        "those",
+        "these",
+        "brand",
     ]
 )
 # Said with a model number, the words of where it was read and whose it is: "under the
@@ -335,6 +350,7 @@ _WITH_A_MODEL = frozenset(
         "if",
         "that",
         "helps",
+        "qmark",  # "wdt780saem1 ?": the number asked back
     ]
 )
 # "find …" / "search for …" as a command is a search, whatever the words after it.
@@ -343,8 +359,14 @@ SEARCH_COMMAND = re.compile(
 )
 # "do you have drain pumps?", "do u guys carry door bins": whether the store has a kind of
 # part (with a part type named, and no part number: "do you have PS… in stock" is details).
+# So does asking where to buy one: "sold here?", "do you sell it", "where can I get one",
+# "can i buy an evaporator fan here" (26 of 31 train, dev and paraphrase texts with such
+# words are searches; the others are ruled: orders, an injection, an install guide).
 AVAILABILITY = re.compile(
-    r"\b(do|does|would|will) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock)\b",
+    r"\b(do|does|would|will) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock)\b|"
+    r"\b(sold|sell|carry|stock)\w* here\b|\b(sell|sold) (it|them|those|these|that|one|ones)\b|"
+    r"\bcan i (buy|order|get) (one|a|an|the|it|them|this|that)\b|"
+    r"\bwhere (can i|do i|to|could i|would i) (buy|get|order|find)\b|\bwho sells\b",
     re.IGNORECASE,
 )
 # A message that opens by asking for a part ("need a start relay, it clicks", "looking
@@ -496,3 +518,40 @@ def rule_intent(text: str) -> str | None:
     if SEARCH_COMMAND.match(text):
         return "search"
     return None
+
+
+# Of a given part (said of the normalised text): how it is fitted, the steps asked for
+# ("step by step", "procedure", "…, how?") or a fitting verb with the part as its object
+# ("trying to fit PS…", "how do i mount the PS… bracket"); how long it lasts ("how often
+# should PS… be changed") is its details, not its fitting.
+_INSTALL_ASKED = re.compile(
+    r"\b(steps?|step by step|procedure|walk me through|instructions|tutorial|video)\b|"
+    r"\bhow( qmark)*$|"
+    r"\b(to|i|how) (fit|mount|put in|swap in|change out|replace|install)\b(\s\w+){0,4}\spsnum\b"
+)
+_INSTALLING = re.compile(r"\binstall(ing|ation|ed|s)?\b")
+_HOW = re.compile(r"\bhow\b")
+_HOW_LONG = re.compile(r"\bhow often\b|\bhow long\b(\s\w+){0,4}\slast\b|\blife ?span\b")
+# A part's number and nothing asked but the part itself: "PS429724", "242252702 details
+# pls", "got PS395284?"
+_PART_FILLER = frozenset(
+    {"psnum", "modelnum", "qmark", "details", "detail", "info", "information", "specs"}
+    | {"spec", "pls", "please", "got", "have"}
+)
+
+
+def given_part_job(norm: str, parts: int, known_model: bool) -> str | None:
+    """The job a message about ``parts`` given parts asks for, by its structure, else
+    None: a part's number alone is its details; with a model, a fit check unless it asks
+    how (no train message with a part and a model and no "how" or "install" is an
+    install; "how do i know if it fits" is left to the classifier); two parts and no
+    model, a comparison (their details)."""
+    if not known_model and _PART_FILLER.issuperset(norm.split()):
+        return "details"
+    if _HOW_LONG.search(norm):
+        return "details"
+    if _INSTALL_ASKED.search(norm) or _INSTALLING.search(norm):
+        return "install"
+    if known_model:
+        return None if _HOW.search(norm) else "compat"
+    return "details" if parts > 1 else None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from partchat.nlu.rules import part_named_alone, rule_intent
+from partchat.nlu.features import normalize
+from partchat.nlu.rules import AVAILABILITY, given_part_job, part_named_alone, rule_intent
 
 
 @pytest.mark.parametrize(
@@ -70,6 +71,23 @@ from partchat.nlu.rules import part_named_alone, rule_intent
         ("ok that's all for now", "thanks"),
         # a script the reading has no words for
         ("你好", "out_of_scope"),
+        # a greeting drawn out, by the time of day alone, or an older courtesy
+        ("hii", "greeting"),
+        ("heyyy", "greeting"),
+        ("mornin", "greeting"),
+        ("gm", "greeting"),
+        ("ayo", "greeting"),
+        ("good day to you", "greeting"),
+        ("hey there partchat", "greeting"),
+        ("ta mate", "thanks"),
+        # who the assistant is, and writing asked for
+        ("is this chatgpt?", "out_of_scope"),
+        ("are u a real person", "out_of_scope"),
+        ("french revolution essay, could you do one for me", "out_of_scope"),
+        # a pick declined, the make, a model asked back
+        ("neither of those", "answer"),
+        ("fridge, kenmore brand", "answer"),
+        ("wdt780saem1 ?", "answer"),
     ],
 )
 def test_a_rule_decides(text: str, intent: str) -> None:
@@ -101,6 +119,9 @@ def test_a_rule_decides(text: str, intent: str) -> None:
         "yes thats it",
         "thanks?",
         "fridge at 48F, freezer is ok. model 10641514100",  # a reading, not a reply
+        "day",  # no greeting without "good"
+        "good day for it, the ice maker finally quit",
+        "taking the door off, is that needed",  # "ta" only as a word
     ],
 )
 def test_the_classifier_decides(text: str) -> None:
@@ -122,3 +143,53 @@ def test_the_classifier_decides(text: str) -> None:
 )
 def test_a_part_named_alone(text: str, named: str | None) -> None:
     assert part_named_alone(text) == named
+
+
+@pytest.mark.parametrize(
+    ("text", "parts", "model", "job"),
+    [
+        # a number and nothing asked but the part
+        ("ps429724", 1, False, "details"),
+        ("242252702 details pls", 1, False, "details"),
+        ("got PS395284?", 1, False, "details"),
+        # the steps of fitting it asked for, or a fitting verb with the part as object
+        ("PS11750093 step by step pls", 1, False, "install"),
+        ("sliding the PS11731733 glass shelf in, how?", 1, False, "install"),
+        ("where's it even located? trying to fit PS11750673", 1, False, "install"),
+        ("french door hinge PS4145262 replacement procedure?", 1, False, "install"),
+        # how long it lasts is no fitting
+        ("how often should PS11759673 get changed out", 1, False, "details"),
+        # with a model: a fit check unless it asks how
+        ("FFSS2615TS0 - PS12364199 right door bin?", 1, True, "compat"),
+        ("WDF520PADM7, can I put the PS11756853 door panel on it", 1, True, "compat"),
+        ("installing PS17215831 on my JFX2897DRM02 how to", 1, True, "install"),
+        ("how do i know if PS11752778 fits 10640262010", 1, True, None),
+        ("how much is PS11731660 for KDTE334GPS0", 1, True, None),
+        # two parts and no model: a comparison
+        ("W10195416 vs WPW10195417 - how are they different?", 2, False, "details"),
+        # one part and a question the classifier reads
+        ("is PS11753379 still available", 1, False, None),
+        ("PS11752778 keeps falling off the door", 1, False, None),
+    ],
+)
+def test_a_given_parts_job_by_structure(
+    text: str, parts: int, model: bool, job: str | None
+) -> None:
+    assert given_part_job(normalize(text), parts, model) == job
+
+
+@pytest.mark.parametrize(
+    ("text", "buying"),
+    [
+        ("do u guys carry door bins", True),
+        ("icemaker wont make ice, just want the whole assembly. sold here?", True),
+        ("tech says the air damper went bad, where can i get one", True),
+        ("whirlpool dishwasher name plate, do you sell it?", True),
+        ("my fridge isnt cold, can i buy an evaporator fan here?", True),
+        ("the fan is loud, is it the motor", False),
+        ("where is the model sticker", False),
+        ("i sold the old fridge, this one leaks", False),
+    ],
+)
+def test_asking_where_to_buy_a_part(text: str, buying: bool) -> None:
+    assert (AVAILABILITY.search(text) is not None) is buying
