@@ -448,3 +448,17 @@ async def test_a_clause_that_adds_states_its_symptom_more_easily(
     u = _Unsure({"turn on": "will-not-start", "light": "light-not-working"})
     reading = await read(text, catalog, u, tuning=tuning)  # type: ignore[arg-type]
     assert reading.symptom_ids == symptoms
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fridge leaks + clicks nonstop",
+        "fridge leaks n clicks nonstop",
+        "fridge leaks & clicks nonstop",
+    ],
+)
+async def test_a_typed_and_sign_separates_two_symptoms(catalog: Catalog, text: str) -> None:
+    u = _Words({"leak": "leaking", "click": "clicking-sound"})
+    reading = await read(text, catalog, u)  # type: ignore[arg-type]
+    assert reading.symptom_ids == ["refrigerator/leaking", "refrigerator/clicking-sound"]

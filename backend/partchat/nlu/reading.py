@@ -97,7 +97,10 @@ TUNING = Tuning()
 _UNSURE_SCOPE = 0.6
 # A clause that says it adds to what was said before ("no light either", "loud too").
 _ADDS = re.compile(r"\b(?:too|either|as well)\W*$", re.IGNORECASE)
-_CLAUSES = re.compile(r"[,.;!?]+|\b(?:and|but|also|plus|then)\b", re.IGNORECASE)
+# "+", "&" and a lone "n" are "and" as shoppers type it ("fridge+freezer warm", "tiny
+# cubes + water trickles", "fridge n freezer not cold").
+_CLAUSES = re.compile(r"[,.;!?+&]+|\b(?:and|n|but|also|plus|then)\b", re.IGNORECASE)
+_AND_SIGN = re.compile(r"\s*\+\s*|\s+n\s+", re.IGNORECASE)
 # "is PS11731660 the water supply tube for KDTE334GPS0": a part and a model in a question
 # that asks whether one goes with the other.
 _PART_FOR_MODEL = re.compile(
@@ -229,7 +232,7 @@ async def read(
     # *Will not start*; and only in messages that can describe one ("an oven that
     # clicks", "PS… price?" are not looked up).
     phrases = (
-        await catalog.match_symptoms(text, appliance)
+        await catalog.match_symptoms(_AND_SIGN.sub(" and ", text), appliance)
         if intent in _SYMPTOM_INTENTS and 1.0 - scores.no_symptom >= tuning.match_floor
         else []
     )
