@@ -78,12 +78,17 @@ _YES_THANKS = re.compile(
     re.IGNORECASE,
 )
 
-# "ya please?", "ok go ahead?", "yes please do?", "yes show me": words that take up an offer
-# and nothing else, whatever the end mark (a question mark after them asks nothing).
+# "ya please?", "ok go ahead?", "yes please do?", "yes show me", "alright do that", "cool,
+# sounds good go for it": words that take up an offer and nothing else, whatever the end
+# mark (a question mark after them asks nothing) and whatever the classifier makes of
+# them; an acknowledgement alone ("cool", "alright") takes up nothing.
+_TAKE_WORDS = (
+    rf"{_YES_WORDS}|k|go ahead|go for it|go on|please( do)?|pls|plz|do (it|that|so)|"
+    r"let'?s (do it|do that|go)|show me( how)?|show how|sounds good|why not"
+)
 _TAKES_OFFER = re.compile(
-    rf"^\W*({_YES_WORDS}|k|go ahead|please|pls|plz|do it|show me)\b"
-    r"(\W+(yes|yeah|ya|sure|ok|go ahead|go for it|please( do)?|pls|plz|do it|show me|sounds good"
-    rf"|{_THANKS_WORDS})\b)*\W*$",
+    r"^\W*((cool|alright|great|perfect|nice|oh|ah)\W+)*"
+    rf"({_TAKE_WORDS})\b(\W+(yes|yeah|ya|sure|ok|{_TAKE_WORDS}|{_THANKS_WORDS})\b)*\W*$",
     re.IGNORECASE,
 )
 
@@ -285,7 +290,9 @@ def without_opening_filler(text: str) -> str:
 def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
     classifier): "a bosch dishwasher" is an answer whatever the classifier guesses; the
-    classifier's *answer* to nothing asked is its next intent."""
+    classifier's *answer* to nothing asked is its next intent. The text is read without its
+    opening filler, as the extract node read it ("ok so a GE dishwasher")."""
+    text = without_opening_filler(text)
     ruled = rule_intent(text)
     if ruled is not None:
         return ruled
@@ -422,6 +429,8 @@ def resolve_intent(
     words = normalize(text).split()
     if declines(text) and not picked_part:
         return DECLINE
+    if _TAKES_OFFER.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
+        return "install"  # "sure go for it" to "Want the installation steps?", read as anything
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
     if intent in ("thanks", "greeting") and (said := before_courtesy(text)) is not None:
@@ -503,6 +512,9 @@ def resolve_intent(
             return "compat"
         if _PRICE_QUESTION.search(text):
             return "details"
+        asked = _question_after_pick(text, understanding)
+        if asked is not None:
+            return asked
         return pending if pending in ("install", "compat") else "details"
     if (
         intent in (ANSWER, "diagnose")
@@ -565,6 +577,22 @@ def resolve_intent(
         # the same job, now for that model.
         pending = previous_job(messages, understanding)
     return pending or intent
+
+
+# "the first one. can I do it myself?", "option 1, how hard to put in", "#2 - easy job?":
+# a pick, then a question of its own after a stop, comma or dash.
+_CLAUSE_BREAK = re.compile(r"[.,;:!?]+\s*|\s+-+\s+")
+
+
+def _question_after_pick(text: str, understanding: Understanding) -> str | None:
+    """The job a question after a few words that picked a part asks for ("the first one.
+    can I do it myself?" installs it), read alone: the pick's words pull the whole message
+    towards a bare *answer*."""
+    parts = _CLAUSE_BREAK.split(text.strip(), maxsplit=1)
+    if len(parts) < 2 or len(parts[0].split()) > 4 or len(parts[1].split()) < 2:
+        return None
+    asked = intent_of(parts[1], understanding)
+    return asked if asked in ("install", "compat") else None
 
 
 # "sorry I meant the freezer", "no wait, it just won't drain", "oops typo, I meant …": the
