@@ -287,6 +287,13 @@ def without_opening_filler(text: str) -> str:
     return _OPENING_FILLER.sub("", text, count=1)
 
 
+def asked_reply(text: str) -> bool:
+    """A reply the rules know, said with a question mark ("a GE dishwasher?", "model #
+    DDT575SGF0BB?"): where a reply is awaited the mark asks nothing."""
+    stripped = text.rstrip()
+    return stripped.endswith("?") and rule_intent(stripped.rstrip(" ?")) == ANSWER
+
+
 def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
     classifier): "a bosch dishwasher" is an answer whatever the classifier guesses; the
@@ -296,6 +303,8 @@ def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) 
     ruled = rule_intent(text)
     if ruled is not None:
         return ruled
+    if awaited and asked_reply(text):
+        return ANSWER
     scores = understanding.score(text)
     return scores.intent if awaited else unawaited(scores)
 
@@ -433,6 +442,8 @@ def resolve_intent(
         return "install"  # "sure go for it" to "Want the installation steps?", read as anything
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
+    elif intent != ANSWER and asked_reply(text) and awaits_reply(messages):
+        intent = ANSWER  # "a GE dishwasher?" to "refrigerator or dishwasher?": a reply
     if intent in ("thanks", "greeting") and (said := before_courtesy(text)) is not None:
         # "its WDT780SAEM1 thanks", "option 1 thx": a closing thanks after a reply or a
         # request; what comes before it is the message ("great thank you thanks" stays)

@@ -242,6 +242,26 @@ def test_a_question_after_a_pick_is_read_alone(model: Understanding) -> None:
     )
 
 
+def test_a_reply_with_a_question_mark_is_still_a_reply(model: Understanding) -> None:
+    messages = [
+        HumanMessage("my dishwasher is not draining"),
+        AIMessage("Is this a **refrigerator** or a **dishwasher**?"),
+        HumanMessage("a GE dishwasher?"),
+    ]
+    assert resolve_intent("search", messages, model, picked_part=False) == "diagnose"
+    # looking back past it for the job the model number continues
+    messages += [
+        AIMessage("For *Not draining* on a dishwasher:\n1. **Drain Pump** (PS11753379)"),
+        HumanMessage("model # WDF520PADM7?"),
+    ]
+    assert resolve_intent("answer", messages, model, picked_part=False) == "diagnose"
+    messages[2] = HumanMessage("a GE dishwasher")
+    assert resolve_intent("answer", messages, model, picked_part=False) == "diagnose"
+    # with nothing awaiting a reply it is a question of its own
+    first = [HumanMessage("a GE dishwasher?")]
+    assert resolve_intent("search", first, model, picked_part=False) == "search"
+
+
 def test_words_that_only_take_up_offered_steps_install_whatever_the_classifier_read(
     model: Understanding,
 ) -> None:
