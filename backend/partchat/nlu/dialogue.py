@@ -294,12 +294,34 @@ def asked_reply(text: str) -> bool:
     return stripped.endswith("?") and rule_intent(stripped.rstrip(" ?")) == ANSWER
 
 
+# A greeting that opens a request ("hey, evaporator fan motor 10632249101?", "hi - drain
+# pump for WDT780SAEM1"): the words after it are the message.
+_OPENING_GREETING = re.compile(
+    r"^\W*(hi|hello|hey|hiya|heya|howdy|yo|good (morning|afternoon|evening))\b"
+    r"(\W+there)?\W+(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def without_opening_greeting(text: str) -> str:
+    """The message without a greeting that opens it, when what follows names a part type
+    or gives a part or model number (the classifier reads a greeting's words as the whole
+    message's intent); a greeting alone, or before small talk, stays."""
+    m = _OPENING_GREETING.match(text)
+    if m is None:
+        return text
+    rest = text[m.end() :]
+    words = normalize(rest).split()
+    names = "modelnum" in words or "psnum" in words or part_type_named(rest)
+    return rest if names else text
+
+
 def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
     classifier): "a bosch dishwasher" is an answer whatever the classifier guesses; the
     classifier's *answer* to nothing asked is its next intent. The text is read without its
     opening filler, as the extract node read it ("ok so a GE dishwasher")."""
-    text = without_opening_filler(text)
+    text = without_opening_filler(without_opening_greeting(text))
     ruled = rule_intent(text)
     if ruled is not None:
         return ruled

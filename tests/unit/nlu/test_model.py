@@ -21,6 +21,7 @@ from partchat.nlu.dialogue import (
     resolve_intent,
     unawaited,
     without_opening_filler,
+    without_opening_greeting,
 )
 from partchat.nlu.features import (
     features,
@@ -240,6 +241,18 @@ def test_a_question_after_a_pick_is_read_alone(model: Understanding) -> None:
     assert _after_a_list("the first one, is it any good", "answer", model, picked=True) == (
         "details"
     )
+
+
+def test_a_greeting_before_a_part_or_a_number_is_read_past() -> None:
+    for text, rest in (
+        ("hey, evaporator fan motor 10632249101?", "evaporator fan motor 10632249101?"),
+        ("hi there - need a drain pump", "need a drain pump"),
+        ("hello PS11753379 in stock?", "PS11753379 in stock?"),
+    ):
+        assert without_opening_greeting(text) == rest, text
+    # a greeting alone, or before small talk or a problem, stays the message
+    for text in ("hi there", "hey!", "hello, how are you", "hey my fridge is warm"):
+        assert without_opening_greeting(text) == text, text
 
 
 def test_a_reply_with_a_question_mark_is_still_a_reply(model: Understanding) -> None:
