@@ -23,6 +23,7 @@ from partchat.nlu.dialogue import (
     only_gives_a_model,
     resolve_intent,
     without_opening_filler,
+    without_opening_greeting,
 )
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
@@ -77,8 +78,9 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         last = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
         if last is None:
             return AgentState()
-        # the filler that opens a message says nothing ("hmm ty", "ok so a GE dishwasher")
-        said = without_opening_filler(last.text)
+        # the filler that opens a message says nothing ("hmm ty", "ok so a GE dishwasher"),
+        # nor a greeting before a part or a number ("hey, evaporator fan motor 10632249101?")
+        said = without_opening_filler(without_opening_greeting(last.text))
         reading = await read(
             said,
             catalog,

@@ -78,12 +78,17 @@ _YES_THANKS = re.compile(
     re.IGNORECASE,
 )
 
-# "ya please?", "ok go ahead?", "yes please do?", "yes show me": words that take up an offer
-# and nothing else, whatever the end mark (a question mark after them asks nothing).
+# "ya please?", "ok go ahead?", "yes please do?", "yes show me", "alright do that", "cool,
+# sounds good go for it": words that take up an offer and nothing else, whatever the end
+# mark (a question mark after them asks nothing) and whatever the classifier makes of
+# them; an acknowledgement alone ("cool", "alright") takes up nothing.
+_TAKE_WORDS = (
+    rf"{_YES_WORDS}|k|go ahead|go for it|go on|please( do)?|pls|plz|do (it|that|so)|"
+    r"let'?s (do it|do that|go)|show me( how)?|show how|sounds good|why not"
+)
 _TAKES_OFFER = re.compile(
-    rf"^\W*({_YES_WORDS}|k|go ahead|please|pls|plz|do it|show me)\b"
-    r"(\W+(yes|yeah|ya|sure|ok|go ahead|go for it|please( do)?|pls|plz|do it|show me|sounds good"
-    rf"|{_THANKS_WORDS})\b)*\W*$",
+    r"^\W*((cool|alright|great|perfect|nice|oh|ah)\W+)*"
+    rf"({_TAKE_WORDS})\b(\W+(yes|yeah|ya|sure|ok|{_TAKE_WORDS}|{_THANKS_WORDS})\b)*\W*$",
     re.IGNORECASE,
 )
 
@@ -282,13 +287,46 @@ def without_opening_filler(text: str) -> str:
     return _OPENING_FILLER.sub("", text, count=1)
 
 
+def asked_reply(text: str) -> bool:
+    """A reply the rules know, said with a question mark ("a GE dishwasher?", "model #
+    DDT575SGF0BB?"): where a reply is awaited the mark asks nothing."""
+    stripped = text.rstrip()
+    return stripped.endswith("?") and rule_intent(stripped.rstrip(" ?")) == ANSWER
+
+
+# A greeting that opens a request ("hey, evaporator fan motor 10632249101?", "hi - drain
+# pump for WDT780SAEM1"): the words after it are the message.
+_OPENING_GREETING = re.compile(
+    r"^\W*(hi|hello|hey|hiya|heya|howdy|yo|good (morning|afternoon|evening))\b"
+    r"(\W+there)?\W+(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def without_opening_greeting(text: str) -> str:
+    """The message without a greeting that opens it, when what follows names a part type
+    or gives a part or model number (the classifier reads a greeting's words as the whole
+    message's intent); a greeting alone, or before small talk, stays."""
+    m = _OPENING_GREETING.match(text)
+    if m is None:
+        return text
+    rest = text[m.end() :]
+    words = normalize(rest).split()
+    names = "modelnum" in words or "psnum" in words or part_type_named(rest)
+    return rest if names else text
+
+
 def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
     classifier): "a bosch dishwasher" is an answer whatever the classifier guesses; the
-    classifier's *answer* to nothing asked is its next intent."""
+    classifier's *answer* to nothing asked is its next intent. The text is read without its
+    opening filler, as the extract node read it ("ok so a GE dishwasher")."""
+    text = without_opening_filler(without_opening_greeting(text))
     ruled = rule_intent(text)
     if ruled is not None:
         return ruled
+    if awaited and asked_reply(text):
+        return ANSWER
     scores = understanding.score(text)
     return scores.intent if awaited else unawaited(scores)
 
@@ -422,8 +460,12 @@ def resolve_intent(
     words = normalize(text).split()
     if declines(text) and not picked_part:
         return DECLINE
+    if _TAKES_OFFER.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
+        return "install"  # "sure go for it" to "Want the installation steps?", read as anything
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
+    elif intent != ANSWER and asked_reply(text) and awaits_reply(messages):
+        intent = ANSWER  # "a GE dishwasher?" to "refrigerator or dishwasher?": a reply
     if intent in ("thanks", "greeting") and (said := before_courtesy(text)) is not None:
         # "its WDT780SAEM1 thanks", "option 1 thx": a closing thanks after a reply or a
         # request; what comes before it is the message ("great thank you thanks" stays)
@@ -503,6 +545,9 @@ def resolve_intent(
             return "compat"
         if _PRICE_QUESTION.search(text):
             return "details"
+        asked = _question_after_pick(text, understanding)
+        if asked is not None:
+            return asked
         return pending if pending in ("install", "compat") else "details"
     if (
         intent in (ANSWER, "diagnose")
@@ -565,6 +610,22 @@ def resolve_intent(
         # the same job, now for that model.
         pending = previous_job(messages, understanding)
     return pending or intent
+
+
+# "the first one. can I do it myself?", "option 1, how hard to put in", "#2 - easy job?":
+# a pick, then a question of its own after a stop, comma or dash.
+_CLAUSE_BREAK = re.compile(r"[.,;:!?]+\s*|\s+-+\s+")
+
+
+def _question_after_pick(text: str, understanding: Understanding) -> str | None:
+    """The job a question after a few words that picked a part asks for ("the first one.
+    can I do it myself?" installs it), read alone: the pick's words pull the whole message
+    towards a bare *answer*."""
+    parts = _CLAUSE_BREAK.split(text.strip(), maxsplit=1)
+    if len(parts) < 2 or len(parts[0].split()) > 4 or len(parts[1].split()) < 2:
+        return None
+    asked = intent_of(parts[1], understanding)
+    return asked if asked in ("install", "compat") else None
 
 
 # "sorry I meant the freezer", "no wait, it just won't drain", "oops typo, I meant …": the

@@ -25,18 +25,22 @@ _PART_CUE = re.compile(r"\bpart\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNOR
 
 @cache
 def _number_cue() -> re.Pattern[str]:
-    """A brand, an appliance's name (any spelling), "model" or "fits" just before a number."""
+    """A brand, an appliance's name (any spelling), "model" or "fits" just before a number,
+    or before it with a comma, dash or colon between ("LG fridge, 71052", "LG - 71052")."""
     return re.compile(
         rf"\b(model|{brand_regex()}|{appliance_regex(APPLIANCE_NAMES)}|with|for|on|fits?|in an?)\s*"
-        r"(number|no\.?|#)?\s*(is)?\s*:?\s*$",
+        r"(number|no\.?|#)?\s*(is)?\s*[:,-]?\s*$",
         re.IGNORECASE,
     )
 
 
 @cache
 def _brand_cue() -> re.Pattern[str]:
-    """A brand or an appliance's name (any spelling) just before a model number."""
-    return re.compile(rf"\b({brand_regex()}|{appliance_regex(APPLIANCE_NAMES)})\s*$", re.IGNORECASE)
+    """A brand or an appliance's name (any spelling) just before a model number, or before it
+    with a comma, dash or colon between."""
+    return re.compile(
+        rf"\b({brand_regex()}|{appliance_regex(APPLIANCE_NAMES)})\s*[:,-]?\s*$", re.IGNORECASE
+    )
 
 
 @cache

@@ -370,6 +370,23 @@ async def test_a_model_pasted_in_pieces_is_found(catalog: Catalog) -> None:
 
 
 @pytestmark_catalog
+async def test_a_short_model_after_its_brand_or_appliance_and_a_comma_or_dash_is_found(
+    catalog: Catalog,
+) -> None:
+    for text in (
+        "lg fridge 71052 water filter pls",
+        "water filter for an lg fridge, 71052",
+        "need a new water filter, LG fridge - 71052",
+        "LG: 71052 water filter",
+    ):
+        out = await extract(text, catalog)
+        assert [m["model"] for m in out["models"] if m["known"]] == ["71052"], text
+    # a plain number after a comma and no brand or appliance is not one
+    out = await extract("water filter, 71052", catalog)
+    assert out["models"] == []
+
+
+@pytestmark_catalog
 async def test_extract_finds_model_symptom_and_appliance(catalog: Catalog) -> None:
     out = await extract("My dishwasher WDT780SAEM1 is not draining and leaking", catalog)
     assert [m["model"] for m in out["models"] if m["known"]] == ["WDT780SAEM1"]

@@ -21,6 +21,7 @@ from partchat.nlu.dialogue import (
     resolve_intent,
     unawaited,
     without_opening_filler,
+    without_opening_greeting,
 )
 from partchat.nlu.features import (
     features,
@@ -147,7 +148,10 @@ def test_an_answer_continues_the_job_the_assistant_asked_about(model: Understand
     # "yes" to offered installation steps.
     messages[1:] = [AIMessage("... Want the installation steps?"), HumanMessage("yes please")]
     assert resolve_intent("answer", messages, model, picked_part=False) == "install"
+    # Words that only take up the offer take it, whatever they are read as.
+    assert resolve_intent("compat", messages, model, picked_part=False) == "install"
     # A message with its own job keeps it.
+    messages[-1] = HumanMessage("yes, does it fit a WDT780SAEM1")
     assert resolve_intent("compat", messages, model, picked_part=False) == "compat"
 
 
@@ -223,6 +227,78 @@ def test_yes_with_a_few_words_accepts_offered_installation_steps(model: Understa
         assert resolve_intent("answer", messages, model, picked_part=False) == "install", text
     messages[-1] = HumanMessage("yes but not for this one, the filter")
     assert resolve_intent("answer", messages, model, picked_part=False) == "answer"
+
+
+def test_a_question_after_a_pick_is_read_alone(model: Understanding) -> None:
+    for text, job in (
+        ("the first one. can I do it myself?", "install"),
+        ("option 1, how hard to put in", "install"),
+        ("the 2nd, will it work on my WDT780SAEM1", "compat"),
+    ):
+        assert _after_a_list(text, "answer", model, picked=True) == job, text
+    # a pick alone, or with a question about the part itself, is its details
+    assert _after_a_list("the first one", "answer", model, picked=True) == "details"
+    assert _after_a_list("the first one, is it any good", "answer", model, picked=True) == (
+        "details"
+    )
+
+
+def test_a_greeting_before_a_part_or_a_number_is_read_past() -> None:
+    for text, rest in (
+        ("hey, evaporator fan motor 10632249101?", "evaporator fan motor 10632249101?"),
+        ("hi there - need a drain pump", "need a drain pump"),
+        ("hello PS11753379 in stock?", "PS11753379 in stock?"),
+    ):
+        assert without_opening_greeting(text) == rest, text
+    # a greeting alone, or before small talk or a problem, stays the message
+    for text in ("hi there", "hey!", "hello, how are you", "hey my fridge is warm"):
+        assert without_opening_greeting(text) == text, text
+
+
+def test_a_reply_with_a_question_mark_is_still_a_reply(model: Understanding) -> None:
+    messages = [
+        HumanMessage("my dishwasher is not draining"),
+        AIMessage("Is this a **refrigerator** or a **dishwasher**?"),
+        HumanMessage("a GE dishwasher?"),
+    ]
+    assert resolve_intent("search", messages, model, picked_part=False) == "diagnose"
+    # looking back past it for the job the model number continues
+    messages += [
+        AIMessage("For *Not draining* on a dishwasher:\n1. **Drain Pump** (PS11753379)"),
+        HumanMessage("model # WDF520PADM7?"),
+    ]
+    assert resolve_intent("answer", messages, model, picked_part=False) == "diagnose"
+    messages[2] = HumanMessage("a GE dishwasher")
+    assert resolve_intent("answer", messages, model, picked_part=False) == "diagnose"
+    # with nothing awaiting a reply it is a question of its own
+    first = [HumanMessage("a GE dishwasher?")]
+    assert resolve_intent("search", first, model, picked_part=False) == "search"
+
+
+def test_words_that_only_take_up_offered_steps_install_whatever_the_classifier_read(
+    model: Understanding,
+) -> None:
+    offer = AIMessage(
+        "Yes! The **Door Seal** (PS12348515) fits your **2213222N414**.\n\n"
+        "Want the installation steps?"
+    )
+    for text in ("sure go for it", "alright do that", "cool, sounds good go for it", "yep go on"):
+        messages = [
+            HumanMessage("will PS12348515 work on a 2213222N414"),
+            offer,
+            HumanMessage(text),
+        ]
+        for read_as in ("compat", "details", "answer", "thanks"):
+            got = resolve_intent(read_as, messages, model, picked_part=False)
+            assert got == "install", (text, read_as)
+    # an acknowledgement alone, or a new question, takes up nothing
+    for text, read_as in (("cool thanks", "thanks"), ("sure, does it fit a WDT780SAEM1", "compat")):
+        messages[-1] = HumanMessage(text)
+        assert resolve_intent(read_as, messages, model, picked_part=False) == read_as, text
+    # a choice offered is not taken up by a yes
+    messages[-2] = AIMessage("Want me to check whether it fits your model, or explain how?")
+    messages[-1] = HumanMessage("sure go for it")
+    assert resolve_intent("compat", messages, model, picked_part=False) == "compat"
 
 
 def test_a_clause_that_says_all_is_fine_has_its_own_word_features() -> None:
