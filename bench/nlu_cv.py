@@ -129,6 +129,32 @@ def paraphrases(kind: str, batch: int = 1) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def add_proxy_options(p: argparse.ArgumentParser, kind: str, leaky: str) -> None:
+    """The options of the tools that read the paraphrases of ``kind`` (``messages`` or
+    ``dialogues``) with screened folds; ``leaky``: what ``--unscreened`` keeps."""
+    p.add_argument(
+        "--unscreened",
+        action="store_true",
+        help=f"keep the {leaky} (a leaky, optimistic figure)",
+    )
+    p.add_argument(
+        "--no-paraphrases",
+        action="store_true",
+        help=f"skip the paraphrases (data/nlu/paraphrases_{kind}.jsonl)",
+    )
+    p.add_argument(
+        "--sealed",
+        action="store_true",
+        help=f"also count the sealed second batch (paraphrases2_{kind}.jsonl; never shown)",
+    )
+
+
+def proxy_paraphrases(kind: str, ns: argparse.Namespace) -> list[dict[str, Any]]:
+    """The paraphrases ``add_proxy_options``' flags ask for."""
+    told = [] if ns.no_paraphrases else paraphrases(kind)
+    return told + (paraphrases(kind, 2) if ns.sealed else [])
+
+
 def batch_of(item_id: str) -> str:
     """``pp`` or ``pp2``: the paraphrase batch an id belongs to."""
     return item_id.split("-", 1)[0]

@@ -41,11 +41,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.nlu_cv import (  # noqa: E402
+    add_proxy_options,
     batch_of,
     fold_of,
     model_digest,
     near,
-    paraphrases,
+    proxy_paraphrases,
     written_later_or_dev,
 )
 from tests.support.dialogues import DialogueResult, run_dialogue  # noqa: E402
@@ -165,9 +166,9 @@ def family(dialogue_id: str) -> str:
     return m.group(1) if m else dialogue_id
 
 
-def paraphrased(batch: int = 1) -> list[corpus.Dialogue]:
-    """The original train dialogues told again in other words (``nlu_cv.paraphrases``)."""
-    return [corpus.Dialogue(id=d["id"], turns=d["turns"]) for d in paraphrases("dialogues", batch)]
+def as_dialogues(told: list[dict[str, Any]]) -> list[corpus.Dialogue]:
+    """Paraphrased dialogues (``nlu_cv.paraphrases``) as the judge takes them."""
+    return [corpus.Dialogue(id=d["id"], turns=d["turns"]) for d in told]
 
 
 def fold_of_paraphrase(dialogue: corpus.Dialogue, k: int) -> int:
@@ -308,27 +309,11 @@ def main() -> int:
         action="store_true",
         help="also score the folds' dialogues varied as shoppers vary a turn (VARIANTS)",
     )
-    p.add_argument(
-        "--unscreened",
-        action="store_true",
-        help="keep the dev and tr- texts close to a held turn (a leaky, optimistic figure)",
-    )
-    p.add_argument(
-        "--no-paraphrases",
-        action="store_true",
-        help="skip the paraphrased dialogues (data/nlu/paraphrases_dialogues.jsonl)",
-    )
-    p.add_argument(
-        "--sealed",
-        action="store_true",
-        help="also count the sealed second batch (paraphrases2_dialogues.jsonl; never shown)",
-    )
+    add_proxy_options(p, "dialogues", "dev and tr- texts close to a held turn")
     p.add_argument("--json", action="store_true")
     ns = p.parse_args()
     dialogues = original_train()
-    told_again = [] if ns.no_paraphrases else paraphrased()
-    if ns.sealed:
-        told_again += paraphrased(2)
+    told_again = as_dialogues(proxy_paraphrases("dialogues", ns))
     models, train_only = fit_models(
         ns.catalog, dialogues, ns.folds, not ns.no_dev, not ns.unscreened, told_again
     )

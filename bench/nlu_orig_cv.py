@@ -43,11 +43,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.nlu_cv import (  # noqa: E402
+    add_proxy_options,
     batch_of,
     fold_of,
     model_digest,
     near,
-    paraphrases,
+    proxy_paraphrases,
     written_later_or_dev,
 )
 
@@ -221,21 +222,7 @@ def main() -> int:
     p.add_argument("--min-df", type=int)
     p.add_argument("--intent-min-df", type=int)
     p.add_argument("--balanced", action="store_true", help="intent classes balanced")
-    p.add_argument(
-        "--unscreened",
-        action="store_true",
-        help="keep the tr- texts close to a held-out one (a leaky, optimistic figure)",
-    )
-    p.add_argument(
-        "--no-paraphrases",
-        action="store_true",
-        help="skip the paraphrases (data/nlu/paraphrases_messages.jsonl)",
-    )
-    p.add_argument(
-        "--sealed",
-        action="store_true",
-        help="also count the sealed second batch (paraphrases2_messages.jsonl; never shown)",
-    )
+    add_proxy_options(p, "messages", "tr- texts close to a held-out one")
     p.add_argument(
         "--learn-paraphrases",
         action="store_true",
@@ -263,9 +250,7 @@ def main() -> int:
         if v is not None
     }
     cache = None if ns.no_cache else CACHE
-    told_again = [] if ns.no_paraphrases else paraphrases("messages")
-    if ns.sealed:
-        told_again += paraphrases("messages", 2)
+    told_again = proxy_paraphrases("messages", ns)
     reports = asyncio.run(
         run(
             ns.catalog,

@@ -22,8 +22,7 @@ from partchat.nlu.dialogue import (
     moves_on,
     only_gives_a_model,
     resolve_intent,
-    without_opening_filler,
-    without_opening_greeting,
+    what_is_said,
 )
 from partchat.nlu.extraction import Extraction, extract
 from partchat.nlu.model import Understanding
@@ -80,7 +79,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             return AgentState()
         # the filler that opens a message says nothing ("hmm ty", "ok so a GE dishwasher"),
         # nor a greeting before a part or a number ("hey, evaporator fan motor 10632249101?")
-        said = without_opening_filler(without_opening_greeting(last.text))
+        said = what_is_said(last.text)
         reading = await read(
             said,
             catalog,

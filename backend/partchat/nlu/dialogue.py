@@ -316,12 +316,18 @@ def without_opening_greeting(text: str) -> str:
     return rest if names else text
 
 
+def what_is_said(text: str) -> str:
+    """The message without what opens it and says nothing: a greeting before a request,
+    then filler ("hey, ok so evaporator fan motor 10632249101?")."""
+    return without_opening_filler(without_opening_greeting(text))
+
+
 def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) -> str:
     """An earlier message's intent, read as the reading reads it (the rules, else the
     classifier): "a bosch dishwasher" is an answer whatever the classifier guesses; the
     classifier's *answer* to nothing asked is its next intent. The text is read without its
     opening filler, as the extract node read it ("ok so a GE dishwasher")."""
-    text = without_opening_filler(without_opening_greeting(text))
+    text = what_is_said(text)
     ruled = rule_intent(text)
     if ruled is not None:
         return ruled
@@ -600,9 +606,7 @@ def resolve_intent(
         return "search"
     if _FIT_WORDS.search(text) and "modelnum" in words:
         return "compat"  # "that's the right one for a 10639427990 yeah?"
-    if (_YES.match(text) or _TAKES_OFFER.match(text)) and _OFFERED_INSTALL.search(
-        _previous_answer(messages)
-    ):
+    if _YES.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
         return "install"
     pending = pending_job(messages, understanding)
     if pending is None and "modelnum" in words:

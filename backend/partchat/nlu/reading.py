@@ -143,6 +143,23 @@ class Reading:
     """The labels of the symptoms the message says are not the problem ("it's not leaking")."""
 
 
+class _Scorer:
+    """The model's scores of each text, computed once within one reading: several checks
+    read the same complaint and clauses."""
+
+    __slots__ = ("_seen", "_understanding")
+
+    def __init__(self, understanding: Understanding) -> None:
+        self._understanding = understanding
+        self._seen: dict[str, Scores] = {}
+
+    def score(self, text: str) -> Scores:
+        scores = self._seen.get(text)
+        if scores is None:
+            scores = self._seen[text] = self._understanding.score(text)
+        return scores
+
+
 def slug_of(symptom_id: str) -> str:
     return symptom_id.split("/", 1)[1]
 
@@ -160,7 +177,8 @@ async def read(
     message may be a bare *answer*; when not, the classifier's *answer* is its next
     intent if that is a job (``dialogue.unawaited``: a first message starts a job)."""
     found = await extract(text, catalog, symptoms=False)
-    scores = understanding.score(text)
+    scorer = _Scorer(understanding)
+    scores = scorer.score(text)
     ruled = rule_intent(text)
     intent = ruled or (scores.intent if awaited else unawaited(scores))
     unsure_scope = ruled is None and intent == "out_of_scope" and scores.confidence < _UNSURE_SCOPE
@@ -249,7 +267,7 @@ async def read(
     # The message without its clauses that say all is fine ("but the freezer is fine"):
     # those state no symptom of their own.
     complaint = without_fine_clauses(text)
-    told = understanding.score(complaint) if complaint is not None and slugs else None
+    told = scorer.score(complaint) if complaint is not None and slugs else None
     # "ice dispenser not working, water still works": the classifier's first slug is the
     # one the fine clause names, read alone; the complaint's own comes first. Only where
     # the complaint surely states a symptom, and not that one in any of its clauses
@@ -262,8 +280,8 @@ async def read(
         and told.slugs
         and 1.0 - told.no_symptom >= tuning.fine_complaint
         and slugs[0] not in told.slugs
-        and slugs[0] not in _clause_slugs_all(complaint, understanding)
-        and slugs[0] in _fine_tops(text, understanding, tuning.fine_complaint)
+        and slugs[0] not in _clause_slugs_all(complaint, scorer)
+        and slugs[0] in _fine_tops(text, scorer, tuning.fine_complaint)
         and told.slugs[0] in settle([told.slugs[0]], states(text))
     ):
         slugs = [told.slugs[0], *(g for g in slugs if g != told.slugs[0])]
@@ -273,12 +291,12 @@ async def read(
         kept = told.slugs
         slugs = [g for g in slugs if g in kept] or slugs[:1]
     if len(slugs) > 1 and tuning.second_own_clause:
-        tops = _clause_tops(complaint or text, understanding)
+        tops = _clause_tops(complaint or text, scorer)
         slugs = [g for i, g in enumerate(slugs) if i == 0 or g in tops]
     if intent in _SYMPTOM_INTENTS and sure:
         slugs += _clause_slugs(
             complaint or text,
-            understanding,
+            scorer,
             slugs,
             tuning.clause_sure,
             tuning.clause_words,
@@ -324,8 +342,8 @@ async def read(
         # message still says it once the negations and what they govern are taken out.
         negatable = _negatable(all_symptoms)
         if any(i in negatable for i in ids):
-            said = understanding.score(stripped)
-            backed = {*said.slugs, *_clause_tops(stripped, understanding)}
+            said = scorer.score(stripped)
+            backed = {*said.slugs, *_clause_tops(stripped, scorer)}
             ids = [i for i in ids if i not in negatable or slug_of(i) in backed]
     if alone is not None:
         ids = []  # a part's name states no problem ("fridge light bulb")
@@ -351,7 +369,7 @@ async def read(
 
 def _clause_slugs(
     text: str,
-    understanding: Understanding,
+    scorer: _Scorer,
     have: list[str],
     sure: float,
     words: int,
@@ -367,7 +385,7 @@ def _clause_slugs(
     out: list[str] = []
     for c in clauses:
         bar = min(sure, added) if _ADDS.search(c) else sure
-        cs = understanding.score(c)
+        cs = scorer.score(c)
         if not cs.slugs or 1.0 - cs.no_symptom < bar:
             continue
         top = cs.slugs[0]
@@ -376,30 +394,30 @@ def _clause_slugs(
     return out
 
 
-def _clause_scores(text: str, understanding: Understanding) -> list[Scores]:
+def _clause_scores(text: str, scorer: _Scorer) -> list[Scores]:
     """Each clause of the text, read alone."""
-    return [understanding.score(c) for c in _CLAUSES.split(text) if c.strip()]
+    return [scorer.score(c) for c in _CLAUSES.split(text) if c.strip()]
 
 
-def _clause_slugs_all(text: str, understanding: Understanding) -> set[str]:
+def _clause_slugs_all(text: str, scorer: _Scorer) -> set[str]:
     """Every slug any clause of the text has, read alone."""
-    return {g for cs in _clause_scores(text, understanding) for g in cs.slugs}
+    return {g for cs in _clause_scores(text, scorer) for g in cs.slugs}
 
 
-def _fine_tops(text: str, understanding: Understanding, sure: float) -> set[str]:
+def _fine_tops(text: str, scorer: _Scorer, sure: float) -> set[str]:
     """The slug each clause that says all is fine has first, read alone, where the
     classifier gives that clause "some symptom" at least ``sure``: the clause names the
     thing that is fine ("water still works"), not a wish ("get it working again")."""
     return {
         cs.slugs[0]
         for c in fine_clauses(text)
-        if (cs := understanding.score(c)).slugs and 1.0 - cs.no_symptom >= sure
+        if (cs := scorer.score(c)).slugs and 1.0 - cs.no_symptom >= sure
     }
 
 
-def _clause_tops(text: str, understanding: Understanding) -> set[str]:
+def _clause_tops(text: str, scorer: _Scorer) -> set[str]:
     """The slug each clause of a message of several clauses has first, read alone."""
-    scored = _clause_scores(text, understanding)
+    scored = _clause_scores(text, scorer)
     if len(scored) < 2:
         return set()
     return {cs.slugs[0] for cs in scored if cs.slugs}
