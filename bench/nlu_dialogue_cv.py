@@ -41,6 +41,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.nlu_cv import (  # noqa: E402
+    BATCHES,
+    READ_BATCHES,
+    SEALED_BATCH,
     add_proxy_options,
     batch_of,
     fold_of,
@@ -172,7 +175,7 @@ def as_dialogues(told: list[dict[str, Any]]) -> list[corpus.Dialogue]:
 
 
 def fold_of_paraphrase(dialogue: corpus.Dialogue, k: int) -> int:
-    """A paraphrase's fold: its original's (``pp-dlg-001``, ``pp2-dlg-001`` → ``dlg-001``)."""
+    """A paraphrase's fold: its original's (``pp-dlg-001``, ``pp3-dlg-001`` → ``dlg-001``)."""
     return fold_of(dialogue["id"].split("-", 1)[1], k)
 
 
@@ -224,7 +227,7 @@ async def run(
             if told_again:
                 theirs = [d for d in told_again if fold_of_paraphrase(d, k) == f]
                 said = await run_all(catalog, models[f], theirs)
-                for batch in ("pp", "pp2"):
+                for batch in BATCHES:
                     mine_said = [r for r in said if batch_of(r.dialogue["id"]) == batch]
                     if mine_said:
                         out["paraphrases"].setdefault(batch, {})[f] = (
@@ -233,8 +236,8 @@ async def run(
                         )
                 if show and f in LOOK:
                     for r in said:
-                        if not r.ok and batch_of(r.dialogue["id"]) == "pp":
-                            print(f"[fold {f}, paraphrase] {r.describe()}\n")
+                        if not r.ok and batch_of(r.dialogue["id"]) in READ_BATCHES:
+                            print(f"[fold {f}, {batch_of(r.dialogue['id'])}] {r.describe()}\n")
             for name in variants:
                 changed = await run_all(catalog, models[f], [variant(d, name) for d in mine])
                 out["variants"].setdefault(name, {})[f] = (
@@ -283,7 +286,7 @@ def report(out: dict[str, Any]) -> str:
     lines.append(f"  all: {ok}/{n} ({ok / n:.1%})")
     for batch, by_fold in out["paraphrases"].items():
         look, check = _half(by_fold, LOOK), _half(by_fold, CHECK)
-        name = "paraphrased" if batch == "pp" else "paraphrased, sealed batch"
+        name = f"paraphrased ({batch}{', sealed' if batch == SEALED_BATCH else ''})"
         lines.append(f"  {name}: LOOK {look[0]}/{look[1]}, CHECK {check[0]}/{check[1]}")
     for name, by_fold in out["variants"].items():
         look, check = _half(by_fold, LOOK), _half(by_fold, CHECK)

@@ -43,6 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.nlu_cv import (  # noqa: E402
+    BATCHES,
+    READ_BATCHES,
     add_proxy_options,
     batch_of,
     fold_of,
@@ -172,7 +174,7 @@ async def run(
     told_again: list[corpus.Labelled] | None = None,
     learn_told: bool = False,
 ) -> dict[str, Report]:
-    groups = ("look", "check", "tr", "pp look", "pp check", "pp2 look", "pp2 check")
+    groups = ("look", "check", "tr", *(f"{b} {h}" for b in BATCHES for h in ("look", "check")))
     reports = {g: Report() for g in groups}
     catalog = await Catalog.open(db)
     try:
@@ -264,13 +266,13 @@ def main() -> int:
         )
     )
     reports["orig"] = _merged(reports["look"], reports["check"])
-    for batch in ("pp", "pp2"):
+    for batch in BATCHES:
         reports[batch] = _merged(reports[f"{batch} look"], reports[f"{batch} check"])
     if ns.json:
         out: dict[str, Any] = {g: r.summary() for g, r in reports.items()}
         out["look_misses"] = [
             m
-            for g in ("look", "pp look")
+            for g in ("look", *(f"{b} look" for b in READ_BATCHES))
             for m in reports[g].misses
             if {"intent", "symptoms"} & set(m["wrong"])
         ]
@@ -281,15 +283,17 @@ def main() -> int:
         "check": "orig CHECK",
         "pp look": "pp LOOK",
         "pp2 look": "pp2 LOOK",
+        "pp3 look": "pp3 LOOK",
     }
     shown = ["orig", "look", "check", "tr"]
-    for batch in ("pp", "pp2"):
+    for batch in BATCHES:
         if reports[batch].n:
             shown += [batch, f"{batch} look", f"{batch} check"]
     for name in shown:
         print(_line(names.get(name, name.replace("check", "CHECK")), reports[name]))
     if ns.show_misses:
-        for group in ("look", "pp look") if told_again else ("look",):
+        read = tuple(f"{b} look" for b in READ_BATCHES) if told_again else ()
+        for group in ("look", *read):
             for kind in ("intent", "symptoms"):
                 misses = reports[group].misses_of(kind)
                 print(f"\n{names[group]} {kind} misses ({len(misses)}):")
