@@ -113,8 +113,9 @@ async def test_every_intent_and_symptom_is_covered(catalog: Catalog) -> None:
 _LABELS = ("intent", "symptoms", "appliance", "parts", "models")
 
 
-# Two batches written apart: ``pp-…`` (its looked-at folds read) and ``pp2-…`` (sealed).
-BATCHES = (("paraphrases", "pp"), ("paraphrases2", "pp2"))
+# Three batches written apart: ``pp-…`` and ``pp2-…`` (their looked-at folds read) and
+# ``pp3-…`` (sealed).
+BATCHES = (("paraphrases", "pp"), ("paraphrases2", "pp2"), ("paraphrases3", "pp3"))
 
 
 def _paraphrases(name: str, kind: str) -> list[dict]:  # type: ignore[type-arg]
