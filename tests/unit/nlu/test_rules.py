@@ -154,12 +154,15 @@ def test_the_classifier_decides(text: str) -> None:
         ("kenmore fridge evap drip pan, u have it?", "search"),
         ("retainer bar for a shelf on my fridge door", "search"),
         ("the bottom rack", "name"),
+        ("black whirlpool dishwasher, door handle", "search"),
+        ("the little clip that holds the door bin on my ge fridge", "search"),
         # a problem stated, or an appliance's own name only
         ("door gasket is torn", None),
         ("ice maker", None),
         ("my fridge", None),
         ("fridge light off", None),
         ("no light in the fridge", None),
+        ("the door handle on my fridge goes loose", None),
     ],
 )
 def test_a_part_named_alone(text: str, named: str | None) -> None:
