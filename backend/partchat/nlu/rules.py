@@ -474,7 +474,10 @@ AVAILABILITY = re.compile(
     r"\b(do|does|would|will) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock)\b|"
     r"\b(sold|sell|carry|stock)\w* here\b|\b(sell|sold) (it|them|those|these|that|one|ones)\b|"
     r"\bcan i (buy|order|get) (one|a|an|the|it|them|this|that)\b|"
-    r"\bwhere (can i|do i|to|could i|would i) (buy|get|order|find)\b|\bwho sells\b",
+    r"\bwhere (can i|do i|to|could i|would i) (buy|get|order|find)\b|\bwho sells\b|"
+    # "got any door bins?", "what thermostats u got", "you got full ice maker assemblies?"
+    # (15 of 15 train, dev and paraphrase texts with such words and a part type: searches)
+    r"\b(you|ya|u)( guys| all| folks)? got\b|\bgot any\b",
     re.IGNORECASE,
 )
 # A message that opens by asking for a part ("need a start relay, it clicks", "looking

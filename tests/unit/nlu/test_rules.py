@@ -216,6 +216,8 @@ def test_a_given_parts_job_by_structure(
         ("tech says the air damper went bad, where can i get one", True),
         ("whirlpool dishwasher name plate, do you sell it?", True),
         ("my fridge isnt cold, can i buy an evaporator fan here?", True),
+        ("got any ice bucket augers for a GE", True),
+        ("ice maker quit, rather replace it - u got whole assemblies?", True),
         ("the fan is loud, is it the motor", False),
         ("where is the model sticker", False),
         ("i sold the old fridge, this one leaks", False),
