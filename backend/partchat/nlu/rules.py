@@ -736,8 +736,8 @@ def rule_intent(text: str) -> str | None:
 
 # Of a given part (said of the normalised text): how it is fitted, the steps asked for
 # ("step by step", "procedure", "…, how?") or a fitting verb with the part as its object
-# ("trying to fit PS…", "how do i mount the PS… bracket"); how long it lasts ("how often
-# should PS… be changed") is its details, not its fitting.
+# ("trying to fit PS…", "how do i mount the PS… bracket"), the effort or tools it takes;
+# how long it lasts ("how often should PS… be changed") is its details, not its fitting.
 _INSTALL_ASKED = re.compile(
     r"\b(steps?|step by step|procedure|walk me through|instructions|tutorial|video)\b|"
     r"\bhow( qmark)*$|"
@@ -745,7 +745,13 @@ _INSTALL_ASKED = re.compile(
     # the fitting as a noun or a gerund: "need help fitting door cam WPW…", "W… shelf mounting?"
     # (a manufacturer's number reads as modelnum)
     r"\b(fitting|mounting|putting in|swapping in|hooking up)\b(\s\w+){0,4}\s(psnum|modelnum)\b|"
-    r"\b(psnum|modelnum)\b(\s\w+){0,3}\s(fitting|mounting|hook ?up)( qmark)+$"
+    r"\b(psnum|modelnum)\b(\s\w+){0,3}\s(fitting|mounting|hook ?up)( qmark)+$|"
+    # the effort or the tools it takes: "PS… how tough to put in", "is it just racks out
+    # racks in or more work", "tools needed?" (30 of 30 such texts with a part: installs;
+    # its "difficulty rating" is the part's data, its details)
+    r"\bhow (hard|difficult|easy|tricky|tough)\b|\b(hard|easy|difficult) to\b|"
+    r"\b(by )?myself\b|\bon my own\b|\b(more|much) work\b|\btools?\b|\bscrewdriver\b|"
+    r"\b(a|an) (pro|tech|technician|plumber|electrician|handyman)\b"
 )
 _INSTALLING = re.compile(r"\binstall(ing|ation|ed|s)?\b")
 _HOW = re.compile(r"\bhow\b")

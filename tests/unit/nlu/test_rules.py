@@ -186,6 +186,11 @@ def test_a_part_named_alone(text: str, named: str | None) -> None:
         ("need help fitting door cam WPW10329686", 1, False, "install"),
         ("W10864399 shelf mounting?", 1, False, "install"),
         ("can you help me put in PS11752778", 1, False, "install"),
+        # the effort or the tools it takes
+        ("PS11752778 is it a quick swap or more work", 1, False, "install"),
+        ("gonna need a screwdriver for PS11752778?", 1, False, "install"),
+        ("is PS11752778 easy to do on my own", 1, False, "install"),
+        ("PS11752778 difficulty rating?", 1, False, None),
         # how long it lasts is no fitting
         ("how often should PS11759673 get changed out", 1, False, "details"),
         ("how frequently should PS11759673 be changed out", 1, False, "details"),
