@@ -324,12 +324,29 @@ async def test_a_part_guessed_as_the_cause_of_a_problem_stays_a_diagnosis(
         ("evaporator fan motor", False, "search"),
         # a part's name alone where something awaits it is a reply
         ("the defrost heater", True, "answer"),
+        # which one, or where it sits
+        ("kenmore fridge evap drip pan, u have it?", True, "search"),
     ],
 )
 async def test_a_part_named_alone_is_no_diagnosis(
     catalog: Catalog, text: str, awaited: bool, intent: str
 ) -> None:
     reading = await read(text, catalog, _Guess("diagnose"), awaited=awaited)  # type: ignore[arg-type]
+    assert reading.intent == intent
+
+
+@pytest.mark.parametrize(
+    ("text", "awaited", "intent"),
+    [
+        ("the bottom rack", True, "answer"),  # points at one in view
+        ("the bottom rack", False, "search"),
+        ("door cam", True, "search"),  # the bare name: the classifier's
+    ],
+)
+async def test_a_part_name_after_an_article_is_a_reply_where_one_is_awaited(
+    catalog: Catalog, text: str, awaited: bool, intent: str
+) -> None:
+    reading = await read(text, catalog, _Guess("search"), awaited=awaited)  # type: ignore[arg-type]
     assert reading.intent == intent
 
 

@@ -88,6 +88,16 @@ from partchat.nlu.rules import AVAILABILITY, given_part_job, part_named_alone, r
         ("neither of those", "answer"),
         ("fridge, kenmore brand", "answer"),
         ("wdt780saem1 ?", "answer"),
+        # greeting words only, a letter off, with the words said with them
+        ("g'morning", "greeting"),
+        ("helo??", "greeting"),
+        ("howdy y'all", "greeting"),
+        ("salutations", "greeting"),
+        ("hallo, anyone around?", "greeting"),
+        ("hello, how are you", "greeting"),
+        # the wrong thing received
+        ("got the wrong part in the mail from you guys", "orders"),
+        ("was sent the wrong one, what now", "orders"),
     ],
 )
 def test_a_rule_decides(text: str, intent: str) -> None:
@@ -122,6 +132,11 @@ def test_a_rule_decides(text: str, intent: str) -> None:
         "day",  # no greeting without "good"
         "good day for it, the ice maker finally quit",
         "taking the door off, is that needed",  # "ta" only as a word
+        "help",  # two letters off "hello"
+        "helo, my dishwasher wont drain",  # a greeting before a problem
+        "hey is the drain pump in stock",
+        "did i order the wrong part for my fridge?",  # not received
+        "or is it the wrong one",
     ],
 )
 def test_the_classifier_decides(text: str) -> None:
@@ -135,10 +150,19 @@ def test_the_classifier_decides(text: str) -> None:
         ("do you carry door bins for a fridge", "search"),
         ("the water inlet valve", "name"),
         ("rack wheel?", "name"),
+        # the words that say which one or where it sits
+        ("kenmore fridge evap drip pan, u have it?", "search"),
+        ("retainer bar for a shelf on my fridge door", "search"),
+        ("the bottom rack", "name"),
+        ("black whirlpool dishwasher, door handle", "search"),
+        ("the little clip that holds the door bin on my ge fridge", "search"),
         # a problem stated, or an appliance's own name only
         ("door gasket is torn", None),
         ("ice maker", None),
         ("my fridge", None),
+        ("fridge light off", None),
+        ("no light in the fridge", None),
+        ("the door handle on my fridge goes loose", None),
     ],
 )
 def test_a_part_named_alone(text: str, named: str | None) -> None:
@@ -151,14 +175,25 @@ def test_a_part_named_alone(text: str, named: str | None) -> None:
         # a number and nothing asked but the part
         ("ps429724", 1, False, "details"),
         ("242252702 details pls", 1, False, "details"),
+        ("details on 242252702 pls", 1, False, "details"),
+        ("info about PS11752778?", 1, False, "details"),
         ("got PS395284?", 1, False, "details"),
         # the steps of fitting it asked for, or a fitting verb with the part as object
         ("PS11750093 step by step pls", 1, False, "install"),
         ("sliding the PS11731733 glass shelf in, how?", 1, False, "install"),
         ("where's it even located? trying to fit PS11750673", 1, False, "install"),
         ("french door hinge PS4145262 replacement procedure?", 1, False, "install"),
+        ("need help fitting door cam WPW10329686", 1, False, "install"),
+        ("W10864399 shelf mounting?", 1, False, "install"),
+        ("can you help me put in PS11752778", 1, False, "install"),
+        # the effort or the tools it takes
+        ("PS11752778 is it a quick swap or more work", 1, False, "install"),
+        ("gonna need a screwdriver for PS11752778?", 1, False, "install"),
+        ("is PS11752778 easy to do on my own", 1, False, "install"),
+        ("PS11752778 difficulty rating?", 1, False, None),
         # how long it lasts is no fitting
         ("how often should PS11759673 get changed out", 1, False, "details"),
+        ("how frequently should PS11759673 be changed out", 1, False, "details"),
         # with a model: a fit check unless it asks how
         ("FFSS2615TS0 - PS12364199 right door bin?", 1, True, "compat"),
         ("WDF520PADM7, can I put the PS11756853 door panel on it", 1, True, "compat"),
@@ -186,6 +221,8 @@ def test_a_given_parts_job_by_structure(
         ("tech says the air damper went bad, where can i get one", True),
         ("whirlpool dishwasher name plate, do you sell it?", True),
         ("my fridge isnt cold, can i buy an evaporator fan here?", True),
+        ("got any ice bucket augers for a GE", True),
+        ("ice maker quit, rather replace it - u got whole assemblies?", True),
         ("the fan is loud, is it the motor", False),
         ("where is the model sticker", False),
         ("i sold the old fridge, this one leaks", False),
