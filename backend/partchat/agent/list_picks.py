@@ -165,6 +165,21 @@ _GENERIC_WORDS = frozenset(
         "good",
         "perfect",
         "well",
+        # a choice said as a decision ("gonna go w/ the defrost heater", "i'll go
+        # with the pump instead", "decided on the hinge")
+        "ill",
+        "gonna",
+        "going",
+        "wanna",
+        "gotta",
+        "decided",
+        "decide",
+        "instead",
+        "settle",
+        "reckon",
+        "rather",
+        "prefer",
+        "option",
         # a closing thanks ("the defrost heater thanks")
         "thanks",
         "thank",
@@ -333,8 +348,13 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
 
 
 # A question for the parts of a type that would do, not about one listed part.
+# "what drain pump do i need", and whether the model has one at all ("does it have a mid
+# spray arm?", "is there a filter for it"): the options, a search
 _WANTS_OPTIONS = re.compile(
-    r"\b(what|which)\b[^?]*\b(need|fits?|have|sell|carry|go(es)?|work|options?)\b", re.I
+    r"\b(what|which)\b[^?]*\b(need|fits?|have|sell|carry|go(es)?|work|options?)\b|"
+    r"^\W*(\w+\W+)?(does|do|will) (it|mine|this (one|model)|that (one|model)|my \w+) "
+    r"(even )?(have|has|take|use) (a|an|any)\b|^\W*(\w+\W+)?is there (a|an|any)\b",
+    re.I,
 )
 # A question about a part that does not name it ("how much", "in stock?").
 _ABOUT_WORDS = r"how much|price|cost|in stock|stock|details?|info|more about"

@@ -287,6 +287,9 @@ ORDERS = re.compile(
     re.IGNORECASE,
 )
 
+# Whether a given part fits a given model ("fits", "compatible", "works with").
+_ASKS_FIT = re.compile(r"\b(fits?|compatible|work(s)? (with|in|on)|right (one|part) for)\b", re.I)
+
 OTHER_APPLIANCE = re.compile(
     r"\b(washing machine|washer|dryer|oven|stove|range hood|cooktop|microwave|air ?conditioner|"
     r"furnace|water heater|vacuum|television|tv|garbage disposal|trash compactor|"
@@ -722,7 +725,12 @@ def rule_intent(text: str) -> str | None:
         return "greeting"
     if THANKS.match(text):
         return "thanks"
-    if ORDERS.search(text) and not INSTALL_WORDS.search(text):
+    if (
+        ORDERS.search(text)
+        and not INSTALL_WORDS.search(text)
+        and not ({"psnum", "modelnum"} <= set(words) and _ASKS_FIT.search(text))
+    ):
+        # "before I place my order, PS… fits a 10672003010 right?" is a fit check
         return "orders"
     ours = OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
     if OTHER_APPLIANCE.search(text) and not ours:

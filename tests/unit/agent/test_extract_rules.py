@@ -571,6 +571,18 @@ def test_a_brand_after_a_list_gives_the_make_and_picks_no_part() -> None:
     assert referenced_part(convo("the whirlpool water filter", listed)) == "PS11722128"
 
 
+def test_a_choice_said_as_a_decision_picks_the_part_it_names() -> None:
+    assert referenced_part(convo("gonna go w/ the door seal")) == "PS12348515"
+    assert referenced_part(convo("ok ill go with the filter instead")) == "PS11759673"
+    assert referenced_part(convo("decided on the door seal")) == "PS12348515"
+
+
+def test_asking_whether_the_model_has_a_part_is_a_search_not_a_pick() -> None:
+    assert referenced_part(convo("does it have a door seal?")) is None
+    assert referenced_part(convo("is there a filter for it")) is None
+    assert referenced_part(convo("the door seal?")) == "PS12348515"
+
+
 def test_a_closing_thanks_does_not_hide_a_listed_name() -> None:
     assert referenced_part(convo("the door seal thanks")) == "PS12348515"
     assert referenced_part(convo("the filter please, thx")) == "PS11759673"

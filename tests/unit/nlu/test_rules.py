@@ -22,6 +22,7 @@ from partchat.nlu.rules import AVAILABILITY, given_part_job, part_named_alone, r
         ("do you ship that free or is there a charge", "orders"),
         ("the spray arm showed up cracked in two, what now", "orders"),
         ("could you email me the receipt again", "orders"),
+        ("where is my order for PS3406971, my WDT780SAEM1 is in pieces", "orders"),
         ("my washing machine won't spin", "out_of_scope"),
         ("tell me a joke", "out_of_scope"),
         ("the dehumidifier in my basement quit pulling water", "out_of_scope"),
@@ -137,6 +138,8 @@ def test_a_rule_decides(text: str, intent: str) -> None:
         "hey is the drain pump in stock",
         "did i order the wrong part for my fridge?",  # not received
         "or is it the wrong one",
+        # a fit check of a given part and model that mentions the order it is for
+        "before I place my order - PS3406971 definitely fits a WDT780SAEM1 right?",
     ],
 )
 def test_the_classifier_decides(text: str) -> None:
