@@ -120,18 +120,16 @@ PARAPHRASES = ROOT / "data" / "nlu"
 def paraphrases(kind: str, batch: int = 1) -> list[dict[str, Any]]:
     """``data/nlu/paraphrases{,2,3}_<kind>.jsonl``: each original train item (``of``) told
     again in another shopper's words, labels unchanged; a proxy of the test split's
-    distribution in wording nobody tuned on (never learnt by the shipped model). Batches 1
-    and 2 (``pp-…``, ``pp2-…``) are read: their looked-at folds' misses are printed to find
-    classes. Batch 3 (``pp3-…``) is sealed: only ever counted."""
+    distribution in wording nobody tuned on (never learnt by the shipped model). Each
+    batch's looked-at folds' misses are printed to find classes, its CHECK folds' only
+    counted."""
     path = PARAPHRASES / f"paraphrases{'' if batch == 1 else batch}_{kind}.jsonl"
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-READ_BATCHES = ("pp", "pp2")
-SEALED_BATCH = "pp3"
-BATCHES = (*READ_BATCHES, SEALED_BATCH)
+BATCHES = ("pp", "pp2", "pp3")
 
 
 def add_proxy_options(p: argparse.ArgumentParser, kind: str, leaky: str) -> None:
@@ -145,19 +143,15 @@ def add_proxy_options(p: argparse.ArgumentParser, kind: str, leaky: str) -> None
     p.add_argument(
         "--no-paraphrases",
         action="store_true",
-        help=f"skip the read paraphrases (data/nlu/paraphrases{{,2}}_{kind}.jsonl)",
-    )
-    p.add_argument(
-        "--sealed",
-        action="store_true",
-        help=f"also count the sealed third batch (paraphrases3_{kind}.jsonl; never shown)",
+        help=f"skip the paraphrases (data/nlu/paraphrases{{,2,3}}_{kind}.jsonl)",
     )
 
 
 def proxy_paraphrases(kind: str, ns: argparse.Namespace) -> list[dict[str, Any]]:
     """The paraphrases ``add_proxy_options``' flags ask for."""
-    told = [] if ns.no_paraphrases else paraphrases(kind) + paraphrases(kind, 2)
-    return told + (paraphrases(kind, 3) if ns.sealed else [])
+    if ns.no_paraphrases:
+        return []
+    return [p for batch in (1, 2, 3) for p in paraphrases(kind, batch)]
 
 
 def batch_of(item_id: str) -> str:

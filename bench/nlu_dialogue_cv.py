@@ -18,9 +18,10 @@ each ``dv-…`` batch) with a model of train alone, as ``bench/nlu.py --split de
 them. ``--variants`` scores the folds' dialogues again with each later turn varied the
 small ways shoppers vary one (a closing thanks, an opening "ok so", lower case without
 punctuation), labels unchanged: a mechanism that only knows the corpus's own wording
-fails there. Each dialogue is also scored as another shopper tells it
-(``data/nlu/paraphrases_dialogues.jsonl``, written blind, labels unchanged) with its
-original's fold model, which learns nothing close to the paraphrase either. A fitted model is cached under ``var/nlu-cv/`` by a digest of its examples and of
+fails there. Each dialogue is also scored as three other shoppers tell it
+(``data/nlu/paraphrases{,2,3}_dialogues.jsonl``, written blind, labels unchanged) with its
+original's fold model, which learns nothing close to the paraphrase either. A fitted
+model is cached under ``var/nlu-cv/`` by a digest of its examples and of
 the training code, so a change to the reading or the dialogue code reruns in seconds.
 """
 
@@ -42,8 +43,6 @@ sys.path.insert(0, str(ROOT))
 
 from bench.nlu_cv import (  # noqa: E402
     BATCHES,
-    READ_BATCHES,
-    SEALED_BATCH,
     add_proxy_options,
     batch_of,
     fold_of,
@@ -236,7 +235,7 @@ async def run(
                         )
                 if show and f in LOOK:
                     for r in said:
-                        if not r.ok and batch_of(r.dialogue["id"]) in READ_BATCHES:
+                        if not r.ok and batch_of(r.dialogue["id"]) in BATCHES:
                             print(f"[fold {f}, {batch_of(r.dialogue['id'])}] {r.describe()}\n")
             for name in variants:
                 changed = await run_all(catalog, models[f], [variant(d, name) for d in mine])
@@ -286,7 +285,7 @@ def report(out: dict[str, Any]) -> str:
     lines.append(f"  all: {ok}/{n} ({ok / n:.1%})")
     for batch, by_fold in out["paraphrases"].items():
         look, check = _half(by_fold, LOOK), _half(by_fold, CHECK)
-        name = f"paraphrased ({batch}{', sealed' if batch == SEALED_BATCH else ''})"
+        name = f"paraphrased ({batch})"
         lines.append(f"  {name}: LOOK {look[0]}/{look[1]}, CHECK {check[0]}/{check[1]}")
     for name, by_fold in out["variants"].items():
         look, check = _half(by_fold, LOOK), _half(by_fold, CHECK)

@@ -15,8 +15,8 @@ the other folds (plus every dialogue turn and the catalog's phrasings, never hel
 reads its held-out messages with the full reading (rules, classifier, arbitration,
 symptoms: ``evaluate``); like the shipped model against the test split, a fold learns no
 ``tr-`` text within ``corpus.TEST_SIMILARITY`` of a held-out original (``--unscreened``:
-the leaky figure). Each original is also read as another shopper tells it
-(``data/nlu/paraphrases_messages.jsonl``, written blind), by its original's fold model:
+the leaky figure). Each original is also read as three other shoppers tell it
+(``data/nlu/paraphrases{,2,3}_messages.jsonl``, written blind), by its original's fold model:
 the nearest unfrozen sample of the test split, wording nobody tuned on. The originals
 are reported in two halves by fold: LOOK (folds 0-2), whose misses (and their
 paraphrases') ``--show-misses`` prints to be sorted into classes, and CHECK (folds 3-4),
@@ -44,7 +44,6 @@ sys.path.insert(0, str(ROOT))
 
 from bench.nlu_cv import (  # noqa: E402
     BATCHES,
-    READ_BATCHES,
     add_proxy_options,
     batch_of,
     fold_of,
@@ -272,7 +271,7 @@ def main() -> int:
         out: dict[str, Any] = {g: r.summary() for g, r in reports.items()}
         out["look_misses"] = [
             m
-            for g in ("look", *(f"{b} look" for b in READ_BATCHES))
+            for g in ("look", *(f"{b} look" for b in BATCHES))
             for m in reports[g].misses
             if {"intent", "symptoms"} & set(m["wrong"])
         ]
@@ -292,7 +291,7 @@ def main() -> int:
     for name in shown:
         print(_line(names.get(name, name.replace("check", "CHECK")), reports[name]))
     if ns.show_misses:
-        read = tuple(f"{b} look" for b in READ_BATCHES) if told_again else ()
+        read = tuple(f"{b} look" for b in BATCHES) if told_again else ()
         for group in ("look", *read):
             for kind in ("intent", "symptoms"):
                 misses = reports[group].misses_of(kind)

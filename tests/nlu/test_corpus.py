@@ -113,8 +113,7 @@ async def test_every_intent_and_symptom_is_covered(catalog: Catalog) -> None:
 _LABELS = ("intent", "symptoms", "appliance", "parts", "models")
 
 
-# Three batches written apart: ``pp-…`` and ``pp2-…`` (their looked-at folds read) and
-# ``pp3-…`` (sealed).
+# Three batches written apart: ``pp-…``, ``pp2-…`` and ``pp3-…`` (their looked-at folds read).
 BATCHES = (("paraphrases", "pp"), ("paraphrases2", "pp2"), ("paraphrases3", "pp3"))
 
 
