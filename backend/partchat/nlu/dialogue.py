@@ -92,6 +92,24 @@ _TAKES_OFFER = re.compile(
     re.IGNORECASE,
 )
 
+# "great, ok", "ok awesome", "alright cool": words that acknowledge and nothing else. To
+# "Want the installation steps?" they take up nothing: every such reply the corpus and
+# both paraphrase batches label after an offer ("ok great", "great, ok", "ok awesome",
+# "perfect, cheers") asks for no tool, each one taken up says yes, please or show me. A
+# bare "ok" ("ok", "okay!") stays a yes to a yes-or-no question.
+_ACK_WORDS_TEXT = (
+    "ok okay k kk great cool alright perfect nice awesome good fine sweet lovely gotcha oh ah right"
+)
+_ACK_WORDS = frozenset(_ACK_WORDS_TEXT.split())
+_OK_WORDS = frozenset({"ok", "okay", "k", "kk"})
+
+
+def acknowledges(text: str) -> bool:
+    """The message only acknowledges ("great, ok", "ok cool"), more than a bare "ok"."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return bool(words) and set(words) <= _ACK_WORDS and not set(words) <= _OK_WORDS
+
+
 # "no", "nah i'm good", "no, just wanted the price": a no and words that only close the
 # matter; any other word (a part, a model, "the other one", "it's also leaking") says
 # what the shopper wants instead.
@@ -429,6 +447,24 @@ _TROUBLE = re.compile(
     r"never|can'?t|cannot|help)\b",
     re.IGNORECASE,
 )
+# The assistant's "Is this a **refrigerator** or a **dishwasher**?"
+_ASKED_APPLIANCE = re.compile(r"\*\*refrigerator\*\* or a \*\*dishwasher\*\*", re.IGNORECASE)
+
+
+def only_names_the_appliance(text: str, messages: Sequence[BaseMessage]) -> bool:
+    """The reply to "a refrigerator or a dishwasher?" that tells no trouble of its own
+    ("fridge haha", "dishwasher lol": a few words, no trouble word, no part type): the
+    problem is the one told before, and a symptom the classifier hears in the appliance's
+    name ("fridge" → *Fridge too warm*) is not said. (The caller checks that the message
+    names an appliance.)"""
+    return (
+        bool(_ASKED_APPLIANCE.search(_previous_answer(messages)))
+        and len(text.split()) <= 6
+        and _TROUBLE.search(text) is None
+        and not part_type_named(text)
+    )
+
+
 # A question about a part's price or stock ("replacement ice maker one, how much").
 _PRICE_QUESTION = re.compile(r"\b(how much|price\w*|cost\w*|in stock|stock)\b", re.IGNORECASE)
 
@@ -466,7 +502,11 @@ def resolve_intent(
     words = normalize(text).split()
     if declines(text) and not picked_part:
         return DECLINE
-    if _TAKES_OFFER.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
+    if (
+        _TAKES_OFFER.match(text)
+        and not acknowledges(text)
+        and _OFFERED_INSTALL.search(_previous_answer(messages))
+    ):
         return "install"  # "sure go for it" to "Want the installation steps?", read as anything
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
@@ -606,7 +646,11 @@ def resolve_intent(
         return "search"
     if _FIT_WORDS.search(text) and "modelnum" in words:
         return "compat"  # "that's the right one for a 10639427990 yeah?"
-    if _YES.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
+    if (
+        _YES.match(text)
+        and not acknowledges(text)
+        and _OFFERED_INSTALL.search(_previous_answer(messages))
+    ):
         return "install"
     pending = pending_job(messages, understanding)
     if pending is None and "modelnum" in words:
