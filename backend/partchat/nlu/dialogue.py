@@ -249,11 +249,32 @@ _COURTESY = re.compile(
 _QUESTION = re.compile(r"\?\s*$|^(how|what|where|which|is|are|does|do|can)\b", re.IGNORECASE)
 
 
+# "for checking", "for the help!": what a thanks is for, to the end of its clause.
+_THANKED_FOR = re.compile(r"^for\b[^.,;:!?]*[.,;:!?]*", re.IGNORECASE)
+
+
 def _after_courtesy(text: str) -> str | None:
     """The question after an opening thanks, if the message goes on to ask one."""
     m = _COURTESY.match(text)
     rest = text[m.end() :].strip() if m else ""
+    if (said := _THANKED_FOR.match(rest)) is not None:
+        # "ok thx for checking?": what the thanks is for asks nothing; a question may follow
+        # it ("thanks for that, how do i install it")
+        rest = rest[said.end() :].strip()
     return rest if len(rest.split()) >= 2 and _QUESTION.search(rest) else None
+
+
+def thanks_for_something(text: str) -> bool:
+    """Thanks and what it is for, nothing else ("ok thx for checking?", "thanks for the
+    help!"): no question after it, whatever the end mark, and no part or model number."""
+    m = _COURTESY.match(text)
+    rest = text[m.end() :].strip() if m else ""
+    said = _THANKED_FOR.match(rest)
+    return (
+        said is not None
+        and not rest[said.end() :].strip()
+        and not {"psnum", "modelnum"}.intersection(normalize(text).split())
+    )
 
 
 # Thanks or please that closes a message ("DWHD440MFP thanks", "option 1 thx", "the
@@ -502,6 +523,8 @@ def resolve_intent(
     words = normalize(text).split()
     if declines(text) and not picked_part:
         return DECLINE
+    if thanks_for_something(text) and not picked_part:
+        return "thanks"  # "ok thx for checking?", whatever job the classifier heard
     if (
         _TAKES_OFFER.match(text)
         and not acknowledges(text)

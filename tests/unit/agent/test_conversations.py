@@ -772,6 +772,10 @@ CONVERSATIONS: dict[str, list[Step]] = {
             calls=[("diagnose_repair", {"symptoms": ["Leaking"], "appliance": "refrigerator"})],
         ),
     ],
+    "thanks-for-checking-asks-nothing": [
+        Step("Does PS11753379 fit my WDT780SAEM1?", has=["Yes!"]),
+        Step("ok thx for checking?", calls=NO_TOOLS, has=["You're welcome"]),
+    ],
     "acknowledgement-after-an-offer-takes-up-nothing": [
         Step("I need a drain pump for WDT780SAEM1", has=[DRAIN_PUMP]),
         Step(
