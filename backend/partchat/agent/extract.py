@@ -21,6 +21,7 @@ from partchat.nlu.dialogue import (
     lacks_model,
     moves_on,
     only_gives_a_model,
+    only_names_the_appliance,
     resolve_intent,
     what_is_said,
 )
@@ -88,6 +89,11 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             awaited=awaits_reply(messages),
         )
         found = reading.found
+        states_symptom = bool(reading.symptom_ids)
+        if found["appliance"] and only_names_the_appliance(said, messages):
+            # "fridge haha" to "a refrigerator or a dishwasher?": the trouble told before
+            found["symptoms"] = []
+            states_symptom = False
         # the dialogue's word patterns read the message with its question words put right
         # ("evap fan moter, in stok?") and without the filler that opens it ("ok so 2nd
         # looks right"); the reading above had the shopper's own
@@ -117,12 +123,12 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             understanding,
             picked_part=picked,
             names_part=bool(found["part_numbers"]) and not picked,
-            states_symptom=bool(reading.symptom_ids),
+            states_symptom=states_symptom,
         )
         if (
             lacks_model(said, messages)
             and not update.get("product_model")
-            and not (reading.symptom_ids or found["part_numbers"])
+            and not (states_symptom or found["part_numbers"])
         ):
             # "i don't know the model, it's a kenmore": where to find it, not the job
             # again (a message with a problem or a part of its own still gets its job)

@@ -239,7 +239,8 @@ def referenced_part(
 
     A place in a list and "the other one" point into the newest answer that is a list
     (numbered parts), up to three answers back ("the first part you showed me" after one
-    part's details); a name, into the newest answer that has it."""
+    part's details), a place that list lacks into the newest one that has it; a name, into
+    the newest answer that has it."""
     if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
         return None
     text = messages[-1].text
@@ -253,7 +254,12 @@ def referenced_part(
         listing = lists[-1]
         if other and not ordinal:
             return _other(listing, listings[-1] if listings[-1] is not listing else "", numbers)
-        return _pointed(listing, text, numbers)
+        for listing in reversed(lists):
+            # "the 3rd one" after a list of one (the model's) below a longer one (the
+            # appliance's): the newest list that has that place
+            if (pointed := _pointed(listing, text, numbers)) is not None:
+                return pointed
+        return None
     pointed = _pointed(listings[-1], text, numbers)
     if pointed is None and len(listings) > 1 and not _ANOTHER.match(text):
         # "the thermostat one from that list" after one part's details: the list before

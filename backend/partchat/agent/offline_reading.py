@@ -48,6 +48,7 @@ _SEARCH_FILLER = AppliancePattern(
     r"any|all|parts?|model|number|is|are|it|it's|its|this|that|these|those|of|with|me|show|"
     r"what|which|there|got|actually|also|hi|hello|hey|thanks|ok|okay|so|and|or|just|like|"
     r"mine|one|ones|available|list|carry|stock|in|on|from|about|pls|plz|please|u|ur|them|guys|"
+    r"anyway|anyways|btw|um+|uh+|hm+|well|oh|ah|"
     r"{appliance}|replacement|new)\b",
     APPLIANCE_NAMES,
 )
@@ -151,5 +152,6 @@ def _job_query(messages: Sequence[BaseMessage], newest: HumanMessage) -> str:
 def _search_query(text: str) -> str:
     text = re.sub(r"['’]\w*", "", text)  # "there's" → "there", "fridge's" → "fridge"
     words = _SEARCH_FILLER.sub(" ", re.sub(r"[^\w\s-]", " ", text))
+    words = re.sub(r"(?<!\w)-+|-+(?!\w)", " ", words)  # a dash between words, not "ice-maker"
     words = re.sub(r"\b[A-Z0-9]*\d[A-Z0-9]*\b", " ", words, flags=re.IGNORECASE)  # numbers
     return " ".join(words.split())[:200]

@@ -92,6 +92,24 @@ _TAKES_OFFER = re.compile(
     re.IGNORECASE,
 )
 
+# "great, ok", "ok awesome", "alright cool": words that acknowledge and nothing else. To
+# "Want the installation steps?" they take up nothing: every such reply the corpus and
+# both paraphrase batches label after an offer ("ok great", "great, ok", "ok awesome",
+# "perfect, cheers") asks for no tool, each one taken up says yes, please or show me. A
+# bare "ok" ("ok", "okay!") stays a yes to a yes-or-no question.
+_ACK_WORDS_TEXT = (
+    "ok okay k kk great cool alright perfect nice awesome good fine sweet lovely gotcha oh ah right"
+)
+_ACK_WORDS = frozenset(_ACK_WORDS_TEXT.split())
+_OK_WORDS = frozenset({"ok", "okay", "k", "kk"})
+
+
+def acknowledges(text: str) -> bool:
+    """The message only acknowledges ("great, ok", "ok cool"), more than a bare "ok"."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return bool(words) and set(words) <= _ACK_WORDS and not set(words) <= _OK_WORDS
+
+
 # "no", "nah i'm good", "no, just wanted the price": a no and words that only close the
 # matter; any other word (a part, a model, "the other one", "it's also leaking") says
 # what the shopper wants instead.
@@ -231,11 +249,32 @@ _COURTESY = re.compile(
 _QUESTION = re.compile(r"\?\s*$|^(how|what|where|which|is|are|does|do|can)\b", re.IGNORECASE)
 
 
+# "for checking", "for the help!": what a thanks is for, to the end of its clause.
+_THANKED_FOR = re.compile(r"^for\b[^.,;:!?]*[.,;:!?]*", re.IGNORECASE)
+
+
 def _after_courtesy(text: str) -> str | None:
     """The question after an opening thanks, if the message goes on to ask one."""
     m = _COURTESY.match(text)
     rest = text[m.end() :].strip() if m else ""
+    if (said := _THANKED_FOR.match(rest)) is not None:
+        # "ok thx for checking?": what the thanks is for asks nothing; a question may follow
+        # it ("thanks for that, how do i install it")
+        rest = rest[said.end() :].strip()
     return rest if len(rest.split()) >= 2 and _QUESTION.search(rest) else None
+
+
+def thanks_for_something(text: str) -> bool:
+    """Thanks and what it is for, nothing else ("ok thx for checking?", "thanks for the
+    help!"): no question after it, whatever the end mark, and no part or model number."""
+    m = _COURTESY.match(text)
+    rest = text[m.end() :].strip() if m else ""
+    said = _THANKED_FOR.match(rest)
+    return (
+        said is not None
+        and not rest[said.end() :].strip()
+        and not {"psnum", "modelnum"}.intersection(normalize(text).split())
+    )
 
 
 # Thanks or please that closes a message ("DWHD440MFP thanks", "option 1 thx", "the
@@ -429,6 +468,24 @@ _TROUBLE = re.compile(
     r"never|can'?t|cannot|help)\b",
     re.IGNORECASE,
 )
+# The assistant's "Is this a **refrigerator** or a **dishwasher**?"
+_ASKED_APPLIANCE = re.compile(r"\*\*refrigerator\*\* or a \*\*dishwasher\*\*", re.IGNORECASE)
+
+
+def only_names_the_appliance(text: str, messages: Sequence[BaseMessage]) -> bool:
+    """The reply to "a refrigerator or a dishwasher?" that tells no trouble of its own
+    ("fridge haha", "dishwasher lol": a few words, no trouble word, no part type): the
+    problem is the one told before, and a symptom the classifier hears in the appliance's
+    name ("fridge" → *Fridge too warm*) is not said. (The caller checks that the message
+    names an appliance.)"""
+    return (
+        bool(_ASKED_APPLIANCE.search(_previous_answer(messages)))
+        and len(text.split()) <= 6
+        and _TROUBLE.search(text) is None
+        and not part_type_named(text)
+    )
+
+
 # A question about a part's price or stock ("replacement ice maker one, how much").
 _PRICE_QUESTION = re.compile(r"\b(how much|price\w*|cost\w*|in stock|stock)\b", re.IGNORECASE)
 
@@ -466,7 +523,13 @@ def resolve_intent(
     words = normalize(text).split()
     if declines(text) and not picked_part:
         return DECLINE
-    if _TAKES_OFFER.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
+    if thanks_for_something(text) and not picked_part:
+        return "thanks"  # "ok thx for checking?", whatever job the classifier heard
+    if (
+        _TAKES_OFFER.match(text)
+        and not acknowledges(text)
+        and _OFFERED_INSTALL.search(_previous_answer(messages))
+    ):
         return "install"  # "sure go for it" to "Want the installation steps?", read as anything
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
@@ -606,7 +669,11 @@ def resolve_intent(
         return "search"
     if _FIT_WORDS.search(text) and "modelnum" in words:
         return "compat"  # "that's the right one for a 10639427990 yeah?"
-    if _YES.match(text) and _OFFERED_INSTALL.search(_previous_answer(messages)):
+    if (
+        _YES.match(text)
+        and not acknowledges(text)
+        and _OFFERED_INSTALL.search(_previous_answer(messages))
+    ):
         return "install"
     pending = pending_job(messages, understanding)
     if pending is None and "modelnum" in words:

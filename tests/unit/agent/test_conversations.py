@@ -765,6 +765,26 @@ CONVERSATIONS: dict[str, list[Step]] = {
             calls=[("get_installation_instructions", {"partNumber": DRAIN_PUMP, "model": MODEL})],
         ),
     ],
+    "the-appliance-named-when-asked-adds-no-symptom": [
+        Step("its dripping water all over the floor", calls=NO_TOOLS, has=["**refrigerator**"]),
+        Step(
+            "fridge haha",
+            calls=[("diagnose_repair", {"symptoms": ["Leaking"], "appliance": "refrigerator"})],
+        ),
+    ],
+    "thanks-for-checking-asks-nothing": [
+        Step("Does PS11753379 fit my WDT780SAEM1?", has=["Yes!"]),
+        Step("ok thx for checking?", calls=NO_TOOLS, has=["You're welcome"]),
+    ],
+    "acknowledgement-after-an-offer-takes-up-nothing": [
+        Step("I need a drain pump for WDT780SAEM1", has=[DRAIN_PUMP]),
+        Step(
+            "the first one, price?",
+            calls=[("get_part_details", {"partNumber": DRAIN_PUMP, "model": MODEL})],
+            has=["installation steps"],
+        ),
+        Step("great, ok", calls=NO_TOOLS, lacks=["**Steps**"]),
+    ],
     # -- prompt injection ---------------------------------------------------------------
     "injection-reveal-prompt": [
         Step(

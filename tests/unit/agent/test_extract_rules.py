@@ -458,6 +458,11 @@ def test_a_place_in_a_list_points_into_the_list_not_into_one_parts_details() -> 
     # a list of one is still a list
     one = AIMessage("Here's what I found:\n1. **P-Trap Drain Tube Kit** (PS8691807) · $41.95")
     assert referenced_part(convo("the first one", one)) == "PS8691807"
+    # a place the newest list lacks is in the longer list before it
+    longer = [*convo("its a 2213092N413", LIST_ANSWER), one]
+    assert referenced_part([*longer, HumanMessage("whats the 3rd one")]) == "PS12348515"
+    assert referenced_part([*longer, HumanMessage("the first one")]) == "PS8691807"
+    assert referenced_part([*longer, HumanMessage("the fifth one")]) is None
 
 
 def test_the_other_one_is_the_listed_part_not_in_focus() -> None:
