@@ -82,6 +82,9 @@ class Tuning:
     one_state_each: bool = True
     """The temperature symptoms agree: one state a compartment, both warm as one symptom
     (``temperatures.one_state_each``)."""
+    odour: bool = True
+    """A message's clauses that tell a smell state no symptom but a smell's own
+    (``_beyond_odour``): the refrigerator's vocabulary has no smell."""
     temperatures: bool = True
     """The temperatures a message reports settle its temperature symptoms
     (``temperatures.settle``): "fridge 50, freezer 35" has both compartments warm."""
@@ -130,6 +133,15 @@ _NO_PROBLEM = 0.5
 _PRICE_READS = frozenset({"search", "diagnose", ANSWER, "out_of_scope"})
 _GIVEN_PART_READS = frozenset(
     {"search", "details", "compat", "install", "diagnose", ANSWER, "orders"}
+)
+
+
+# A smell: the vocabulary has none for the refrigerator ("reeks like a dead animal", "smells
+# bad under the fridge" name no symptom), and the words around it ("dead", "warm", "rotten")
+# are not the appliance's state.
+_ODOUR = re.compile(
+    r"\b(?:smell\w*|stink\w*|stank|reek\w*|odou?rs?|stench\w*|musty|mildew\w*|whiff)\b",
+    re.IGNORECASE,
 )
 
 
@@ -345,6 +357,8 @@ async def read(
             said = scorer.score(stripped)
             backed = {*said.slugs, *_clause_tops(stripped, scorer)}
             ids = [i for i in ids if i not in negatable or slug_of(i) in backed]
+    if ids and tuning.odour and _ODOUR.search(text):
+        ids = _beyond_odour(ids, text, scorer, all_symptoms, tuning.some(intent))
     if alone is not None:
         ids = []  # a part's name states no problem ("fridge light bulb")
     elif intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
@@ -454,3 +468,33 @@ def _symptom_for(slug: str, appliance: Appliance | None, symptoms: list[Symptom]
 def _one_appliance(ids: list[str]) -> Appliance | None:
     apps = {i.split("/", 1)[0] for i in ids}
     return apps.pop() if len(apps) == 1 else None  # type: ignore[return-value]
+
+
+def _beyond_odour(
+    ids: list[str], text: str, scorer: _Scorer, symptoms: list[Symptom], some: float
+) -> list[str]:
+    """The symptoms a message about a smell states outside its clauses that tell the smell:
+    those clauses name no symptom but a smell's own (*Burning smell*); the rest of the
+    message, read alone, must still state each other one ("smells bad and won't drain")."""
+    smelly = _smell_symptoms(symptoms)
+    rest = " , ".join(c for c in _CLAUSES.split(text) if c.strip() and not _ODOUR.search(c))
+    said: set[str] = set()
+    if len(rest.split()) >= 2:
+        scores = scorer.score(rest)
+        if 1.0 - scores.no_symptom >= some:
+            said = {*scores.slugs, *_clause_tops(rest, scorer)}
+    return [i for i in ids if i in smelly or slug_of(i) in said]
+
+
+_SMELLY: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _smell_symptoms(symptoms: list[Symptom]) -> frozenset[str]:
+    """The symptoms one of whose phrasings names a smell ("burning smell")."""
+    key = tuple(s["id"] for s in symptoms)
+    found = _SMELLY.get(key)
+    if found is None:
+        found = _SMELLY[key] = frozenset(
+            s["id"] for s in symptoms if any(_ODOUR.search(p) for p in [s["label"], *s["synonyms"]])
+        )
+    return found

@@ -89,8 +89,17 @@ async def test_every_phrase_is_found_wherever_it_stands(catalog: Catalog) -> Non
         ("the door pops open on its own", "refrigerator", "Door won't open or close"),
         ("ice keeps coming out after I let go", "refrigerator", "Ice maker dispenses too much ice"),
         ("the fridge is acting like a freezer", "refrigerator", "Fridge too cold"),
+        ("left door keeps popping open", "refrigerator", "Door won't open or close"),
+        ("the door no longer self closes", "refrigerator", "Door won't open or close"),
+        ("it quit dispensing ice last week", "refrigerator", "Ice maker won't dispense ice"),
+        ("the dispenser is dumping ice on the floor", "refrigerator",
+         "Ice maker dispenses too much ice"),
+        ("the freezer buzzes when it fills", "refrigerator", "Noisy"),
+        ("the defrost quit on my freezer", "refrigerator", "Freezer not defrosting"),
+        ("the light died yesterday", "refrigerator", "Light not working"),
+        ("fridge and freezer hardly cooling", "refrigerator", "Fridge and freezer are too warm"),
     ],
-)
+)  # fmt: skip
 async def test_phrasings_name_a_symptom_by_its_sound_or_effect(
     catalog: Catalog, text: str, appliance: str, label: str
 ) -> None:
