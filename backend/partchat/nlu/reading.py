@@ -35,7 +35,7 @@ from .rules import (
     part_named_alone,
     rule_intent,
 )
-from .temperatures import one_state_each, settle, states
+from .temperatures import one_state_each, settle, states, warm_said_instead
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
 # still searches, but records the symptom). Elsewhere a symptom word names the part ("how
@@ -85,6 +85,9 @@ class Tuning:
     odour: bool = True
     """A message's clauses that tell a smell state no symptom but a smell's own
     (``_beyond_odour``): the refrigerator's vocabulary has no smell."""
+    warm_where_said: bool = True
+    """A single compartment's *too warm* is the one the words say warm
+    (``temperatures.warm_said_instead``)."""
     temperatures: bool = True
     """The temperatures a message reports settle its temperature symptoms
     (``temperatures.settle``): "fridge 50, freezer 35" has both compartments warm."""
@@ -342,6 +345,12 @@ async def read(
         }
         matched = [i for i in matched if slug_of(i) in settled]
     ids = list(dict.fromkeys([*learnt, *matched]))
+    if tuning.warm_where_said and (swap := warm_said_instead([slug_of(i) for i in ids], text)):
+        # "the freezer section is warm but the top part is cold": the fridge's *too warm*
+        # the classifier confused is the freezer's (the temperature slugs are the fridge's).
+        ids = list(
+            dict.fromkeys(f"refrigerator/{swap[1]}" if slug_of(i) == swap[0] else i for i in ids)
+        )
     if tuning.one_state_each and len(ids) > 1:
         agreed = set(one_state_each([slug_of(i) for i in ids], odds))
         ids = [i for i in ids if slug_of(i) in agreed]
