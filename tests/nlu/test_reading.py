@@ -488,3 +488,23 @@ async def test_a_smell_names_no_symptom_but_its_own(
 ) -> None:
     reading = await read(text, catalog, _Words(_SMELL_WORDS))  # type: ignore[arg-type]
     assert set(reading.symptom_ids) == expected
+
+
+_DEAD_WORDS = {"no ice": "ice-maker-not-making-ice", "dead": "will-not-start"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a part dead is that part's trouble, not the appliance's *Will not start*
+        ("ice maker totally dead, no ice at all", {"refrigerator/ice-maker-not-making-ice"}),
+        # the appliance itself dead, told in a clause of its own, is
+        ("the fridge is dead, no ice at all",
+         {"refrigerator/ice-maker-not-making-ice", "refrigerator/will-not-start"}),
+    ],
+)  # fmt: skip
+async def test_a_dead_part_is_no_appliance_that_will_not_start(
+    catalog: Catalog, text: str, expected: set[str]
+) -> None:
+    reading = await read(text, catalog, _Words(_DEAD_WORDS))  # type: ignore[arg-type]
+    assert set(reading.symptom_ids) == expected

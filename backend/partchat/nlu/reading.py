@@ -88,6 +88,9 @@ class Tuning:
     warm_where_said: bool = True
     """A single compartment's *too warm* is the one the words say warm
     (``temperatures.warm_said_instead``)."""
+    part_dead: bool = True
+    """*Will not start* beside another symptom needs a clause that names no part and reads
+    as it (``_says_not_start``)."""
     temperatures: bool = True
     """The temperatures a message reports settle its temperature symptoms
     (``temperatures.settle``): "fridge 50, freezer 35" has both compartments warm."""
@@ -368,6 +371,15 @@ async def read(
             ids = [i for i in ids if i not in negatable or slug_of(i) in backed]
     if ids and tuning.odour and _ODOUR.search(text):
         ids = _beyond_odour(ids, text, scorer, all_symptoms, tuning.some(intent))
+    # "ice maker totally dead, no ice at all": a part dead is that part's symptom; *Will not
+    # start* is the whole appliance's, kept only where a clause that names no part reads as it.
+    if (
+        tuning.part_dead
+        and len(ids) > 1
+        and any(slug_of(i) == _NOT_START for i in ids)
+        and not _says_not_start(complaint or text, scorer, tuning.some(intent))
+    ):
+        ids = [i for i in ids if slug_of(i) != _NOT_START]
     if alone is not None:
         ids = []  # a part's name states no problem ("fridge light bulb")
     elif intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
@@ -507,3 +519,17 @@ def _smell_symptoms(symptoms: list[Symptom]) -> frozenset[str]:
             s["id"] for s in symptoms if any(_ODOUR.search(p) for p in [s["label"], *s["synonyms"]])
         )
     return found
+
+
+_NOT_START = "will-not-start"
+
+
+def _says_not_start(text: str, scorer: _Scorer, some: float) -> bool:
+    """A clause of the text that names no part type reads as *Will not start* first."""
+    for c in _CLAUSES.split(text):
+        if not c.strip() or part_type_named(c):
+            continue
+        cs = scorer.score(c)
+        if cs.slugs and cs.slugs[0] == _NOT_START and 1.0 - cs.no_symptom >= some:
+            return True
+    return False
