@@ -479,3 +479,49 @@ async def test_a_typed_and_sign_separates_two_symptoms(catalog: Catalog, text: s
     u = _Words({"leak": "leaking", "click": "clicking-sound"})
     reading = await read(text, catalog, u)  # type: ignore[arg-type]
     assert reading.symptom_ids == ["refrigerator/leaking", "refrigerator/clicking-sound"]
+
+
+_SMELL_WORDS = {
+    "dead": "will-not-start",
+    "warm": "fridge-too-warm",
+    "drain": "not-draining",
+    "burn": "burning-smell",
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the clause that tells the smell names no symptom, whatever words it uses
+        ("freezer has nothing in it but reeks like a dead animal", set()),
+        ("something smells warm and rotten under the fridge", set()),
+        # a symptom the rest of the message states stays, and a smell's own symptom
+        ("dishwasher smells bad and it won't drain", {"dishwasher/not-draining"}),
+        ("my dishwasher smells like something is burning", {"dishwasher/burning-smell"}),
+    ],
+)
+async def test_a_smell_names_no_symptom_but_its_own(
+    catalog: Catalog, text: str, expected: set[str]
+) -> None:
+    reading = await read(text, catalog, _Words(_SMELL_WORDS))  # type: ignore[arg-type]
+    assert set(reading.symptom_ids) == expected
+
+
+_DEAD_WORDS = {"no ice": "ice-maker-not-making-ice", "dead": "will-not-start"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a part dead is that part's trouble, not the appliance's *Will not start*
+        ("ice maker totally dead, no ice at all", {"refrigerator/ice-maker-not-making-ice"}),
+        # the appliance itself dead, told in a clause of its own, is
+        ("the fridge is dead, no ice at all",
+         {"refrigerator/ice-maker-not-making-ice", "refrigerator/will-not-start"}),
+    ],
+)  # fmt: skip
+async def test_a_dead_part_is_no_appliance_that_will_not_start(
+    catalog: Catalog, text: str, expected: set[str]
+) -> None:
+    reading = await read(text, catalog, _Words(_DEAD_WORDS))  # type: ignore[arg-type]
+    assert set(reading.symptom_ids) == expected

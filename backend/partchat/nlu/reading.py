@@ -35,7 +35,7 @@ from .rules import (
     part_named_alone,
     rule_intent,
 )
-from .temperatures import one_state_each, settle, states
+from .temperatures import one_state_each, settle, states, warm_said_instead
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
 # still searches, but records the symptom). Elsewhere a symptom word names the part ("how
@@ -82,6 +82,15 @@ class Tuning:
     one_state_each: bool = True
     """The temperature symptoms agree: one state a compartment, both warm as one symptom
     (``temperatures.one_state_each``)."""
+    odour: bool = True
+    """A message's clauses that tell a smell state no symptom but a smell's own
+    (``_beyond_odour``): the refrigerator's vocabulary has no smell."""
+    warm_where_said: bool = True
+    """A single compartment's *too warm* is the one the words say warm
+    (``temperatures.warm_said_instead``)."""
+    part_dead: bool = True
+    """*Will not start* beside another symptom needs a clause that names no part and reads
+    as it (``_says_not_start``)."""
     temperatures: bool = True
     """The temperatures a message reports settle its temperature symptoms
     (``temperatures.settle``): "fridge 50, freezer 35" has both compartments warm."""
@@ -132,6 +141,15 @@ _NO_PROBLEM = 0.5
 _PRICE_READS = frozenset({"search", "diagnose", ANSWER, "out_of_scope"})
 _GIVEN_PART_READS = frozenset(
     {"search", "details", "compat", "install", "diagnose", ANSWER, "orders"}
+)
+
+
+# A smell: the vocabulary has none for the refrigerator ("reeks like a dead animal", "smells
+# bad under the fridge" name no symptom), and the words around it ("dead", "warm", "rotten")
+# are not the appliance's state.
+_ODOUR = re.compile(
+    r"\b(?:smell\w*|stink\w*|stank|reek\w*|odou?rs?|stench\w*|musty|mildew\w*|whiff)\b",
+    re.IGNORECASE,
 )
 
 
@@ -337,6 +355,12 @@ async def read(
         }
         matched = [i for i in matched if slug_of(i) in settled]
     ids = list(dict.fromkeys([*learnt, *matched]))
+    if tuning.warm_where_said and (swap := warm_said_instead([slug_of(i) for i in ids], text)):
+        # "the freezer section is warm but the top part is cold": the fridge's *too warm*
+        # the classifier confused is the freezer's (the temperature slugs are the fridge's).
+        ids = list(
+            dict.fromkeys(f"refrigerator/{swap[1]}" if slug_of(i) == swap[0] else i for i in ids)
+        )
     if tuning.one_state_each and len(ids) > 1:
         agreed = set(one_state_each([slug_of(i) for i in ids], odds))
         ids = [i for i in ids if slug_of(i) in agreed]
@@ -352,6 +376,17 @@ async def read(
             said = scorer.score(stripped)
             backed = {*said.slugs, *_clause_tops(stripped, scorer)}
             ids = [i for i in ids if i not in negatable or slug_of(i) in backed]
+    if ids and tuning.odour and _ODOUR.search(text):
+        ids = _beyond_odour(ids, text, scorer, all_symptoms, tuning.some(intent))
+    # "ice maker totally dead, no ice at all": a part dead is that part's symptom; *Will not
+    # start* is the whole appliance's, kept only where a clause that names no part reads as it.
+    if (
+        tuning.part_dead
+        and len(ids) > 1
+        and any(slug_of(i) == _NOT_START for i in ids)
+        and not _says_not_start(complaint or text, scorer, tuning.some(intent))
+    ):
+        ids = [i for i in ids if slug_of(i) != _NOT_START]
     if alone is not None:
         ids = []  # a part's name states no problem ("fridge light bulb")
     elif intent == ANSWER and learnt and 1.0 - scores.no_symptom >= tuning.clause_sure:
@@ -461,3 +496,47 @@ def _symptom_for(slug: str, appliance: Appliance | None, symptoms: list[Symptom]
 def _one_appliance(ids: list[str]) -> Appliance | None:
     apps = {i.split("/", 1)[0] for i in ids}
     return apps.pop() if len(apps) == 1 else None  # type: ignore[return-value]
+
+
+def _beyond_odour(
+    ids: list[str], text: str, scorer: _Scorer, symptoms: list[Symptom], some: float
+) -> list[str]:
+    """The symptoms a message about a smell states outside its clauses that tell the smell:
+    those clauses name no symptom but a smell's own (*Burning smell*); the rest of the
+    message, read alone, must still state each other one ("smells bad and won't drain")."""
+    smelly = _smell_symptoms(symptoms)
+    rest = " , ".join(c for c in _CLAUSES.split(text) if c.strip() and not _ODOUR.search(c))
+    said: set[str] = set()
+    if len(rest.split()) >= 2:
+        scores = scorer.score(rest)
+        if 1.0 - scores.no_symptom >= some:
+            said = {*scores.slugs, *_clause_tops(rest, scorer)}
+    return [i for i in ids if i in smelly or slug_of(i) in said]
+
+
+_SMELLY: dict[tuple[str, ...], frozenset[str]] = {}
+
+
+def _smell_symptoms(symptoms: list[Symptom]) -> frozenset[str]:
+    """The symptoms one of whose phrasings names a smell ("burning smell")."""
+    key = tuple(s["id"] for s in symptoms)
+    found = _SMELLY.get(key)
+    if found is None:
+        found = _SMELLY[key] = frozenset(
+            s["id"] for s in symptoms if any(_ODOUR.search(p) for p in [s["label"], *s["synonyms"]])
+        )
+    return found
+
+
+_NOT_START = "will-not-start"
+
+
+def _says_not_start(text: str, scorer: _Scorer, some: float) -> bool:
+    """A clause of the text that names no part type reads as *Will not start* first."""
+    for c in _CLAUSES.split(text):
+        if not c.strip() or part_type_named(c):
+            continue
+        cs = scorer.score(c)
+        if cs.slugs and cs.slugs[0] == _NOT_START and 1.0 - cs.no_symptom >= some:
+            return True
+    return False

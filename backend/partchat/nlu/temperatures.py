@@ -301,3 +301,50 @@ def one_state_each(slugs: list[str], odds: Mapping[str, float]) -> list[str]:
         if all(not _SAYS[g].keys() & _SAYS[k].keys() for k in kept):
             kept.append(g)
     return [g for g in slugs if g not in TEMPERATURE_SLUGS or g in kept]
+
+
+# A compartment said warm in words ("the freezer section is warm"), and a compartment's
+# complaint of any warmth ("not cooling", "isn't cold", "thawing", "melting").
+_WARM_WORD = re.compile(r"\bwarm(?:er|ing|s)?\b")
+_WARMTH = re.compile(
+    r"\b(?:warm\w*|thaw\w*|melt\w*|spoil\w*|soft|(?:not|isnt|arent|hardly|barely|no longer|"
+    r"never|doesnt|wont|stopped)(?:\W+\w+)?\W+(?:cold|cool\w*|freez\w*|chill\w*))\b"
+)
+# Clauses that can set one compartment against the other; "and" joins subjects ("fridge and
+# freezer warm") as often as clauses.
+_CONTRAST = re.compile(r"[,;.!?()\n]+|\b(?:but|while|though|tho|although|whereas)\b")
+_OWN: dict[Compartment, str] = {"fridge": FRIDGE_WARM, "freezer": FREEZER_WARM}
+
+
+def _named(segment: str) -> set[Compartment]:
+    found: set[Compartment] = set()
+    if _FREEZER.search(segment):
+        found.add("freezer")
+    if _FRIDGE.search(segment):
+        found.add("fridge")
+    return found
+
+
+def warm_said_instead(slugs: list[str], text: str) -> tuple[str, str] | None:
+    """The single compartment's *too warm* the words say instead of the one read, as (read,
+    said): where "warm" stands only with one compartment named ("the freezer section is
+    warm but the top part is cold") and no clause naming the other complains of warmth,
+    the other's *too warm* is the classifier's confusion; None when nothing is to change."""
+    if FRIDGE_WARM not in slugs and FREEZER_WARM not in slugs:
+        return None
+    low = text.lower().replace("'", "").replace("\u2019", "")
+    warm_in: set[Compartment] = set()
+    complains: set[Compartment] = set()
+    for segment in _CONTRAST.split(low):
+        named = _named(segment)
+        if _WARM_WORD.search(segment):
+            warm_in |= named or {"fridge", "freezer"}
+        if _WARMTH.search(segment):
+            complains |= named
+    if len(warm_in) != 1:
+        return None
+    said = next(iter(warm_in))
+    other: Compartment = "freezer" if said == "fridge" else "fridge"
+    if _OWN[other] not in slugs or other in complains:
+        return None
+    return _OWN[other], _OWN[said]

@@ -76,3 +76,32 @@ async def test_every_phrase_is_found_wherever_it_stands(catalog: Catalog) -> Non
                 for text in (phrase, f"well my {app} {phrase} since monday", f"ok so {phrase}"):
                     found = await catalog.match_symptoms(text, app)  # type: ignore[arg-type]
                     assert found, text
+
+
+@pytest.mark.parametrize(
+    ("text", "appliance", "label"),
+    [
+        ("there is a whirring from the back", "refrigerator", "Noisy"),
+        ("makes a racket every night", "dishwasher", "Noisy"),
+        ("it is pitch black inside when I open it", "refrigerator", "Light not working"),
+        ("the buttons won't react", "dishwasher", "Touchpad does not respond"),
+        ("the coils iced over again", "refrigerator", "Freezer not defrosting"),
+        ("the door pops open on its own", "refrigerator", "Door won't open or close"),
+        ("ice keeps coming out after I let go", "refrigerator", "Ice maker dispenses too much ice"),
+        ("the fridge is acting like a freezer", "refrigerator", "Fridge too cold"),
+        ("left door keeps popping open", "refrigerator", "Door won't open or close"),
+        ("the door no longer self closes", "refrigerator", "Door won't open or close"),
+        ("it quit dispensing ice last week", "refrigerator", "Ice maker won't dispense ice"),
+        ("the dispenser is dumping ice on the floor", "refrigerator",
+         "Ice maker dispenses too much ice"),
+        ("the freezer buzzes when it fills", "refrigerator", "Noisy"),
+        ("the defrost quit on my freezer", "refrigerator", "Freezer not defrosting"),
+        ("the light died yesterday", "refrigerator", "Light not working"),
+        ("fridge and freezer hardly cooling", "refrigerator", "Fridge and freezer are too warm"),
+    ],
+)  # fmt: skip
+async def test_phrasings_name_a_symptom_by_its_sound_or_effect(
+    catalog: Catalog, text: str, appliance: str, label: str
+) -> None:
+    found = await catalog.match_symptoms(text, appliance)  # type: ignore[arg-type]
+    assert label in [s["label"] for s in found]

@@ -15,6 +15,7 @@ from partchat.nlu.temperatures import (
     readings,
     settle,
     states,
+    warm_said_instead,
 )
 
 
@@ -128,3 +129,26 @@ def test_the_temperature_symptoms_agree(
     slugs: list[str], odds: dict[str, float], agreed: list[str]
 ) -> None:
     assert one_state_each(slugs, odds) == agreed
+
+
+@pytest.mark.parametrize(
+    ("slugs", "text", "expected"),
+    [
+        # "warm" said of the freezer alone: the fridge's *too warm* is the freezer's
+        ([FRIDGE_WARM, FREEZER_WARM], "GE fridge, the freezer section is warm but the top part is cold",
+         (FRIDGE_WARM, FREEZER_WARM)),
+        ([FRIDGE_WARM], "whirlpool freezer is warm inside, I can't even feel cold on the back wall",
+         (FRIDGE_WARM, FREEZER_WARM)),
+        ([FREEZER_WARM], "the fridge is warm, freezer seems ok", (FREEZER_WARM, FRIDGE_WARM)),
+        # the other compartment complains of warmth in its own words: both stay
+        ([FRIDGE_WARM, FREEZER_WARM], "freezer is warm and the fridge is not cooling", None),
+        # "warm" with both or neither named decides nothing
+        ([FRIDGE_WARM], "fridge and freezer warm", None),
+        ([FRIDGE_WARM], "it feels warm inside", None),
+        ([FREEZER_WARM], "the freezer is warm", None),
+    ],
+)  # fmt: skip
+def test_a_compartment_said_warm_is_the_one_too_warm(
+    slugs: list[str], text: str, expected: tuple[str, str] | None
+) -> None:
+    assert warm_said_instead(slugs, text) == expected
