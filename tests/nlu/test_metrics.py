@@ -2,8 +2,8 @@
 
 The issue's targets (intent 97 %, symptom F1 0.93, numbers 99 %, dialogues 95 %, nothing
 re-asked) are what ``bench/nlu.py`` reports against. Where a target is met this asserts
-it (numbers; symptom F1, 0.932 on 2026-11-26); where it is not yet met, the floor sits a
-few items under the level measured (intent 93.0 %, dialogues 21 of 27), so a change cannot lose
+it (numbers; symptom F1, 0.931 on 2026-11-27); where it is not yet met, the floor sits a
+few items under the level measured (intent 93.8 %, dialogues 21 of 27), so a change cannot lose
 what was won, while training on new data may move a message or two. Each failure prints
 what it got wrong: the text, the expected and the actual reading. Tuning happens on the
 dev split only.
@@ -22,7 +22,7 @@ from tests.support.dialogues import DialogueResult, run_dialogue
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(300)]
 
-INTENT_FLOOR = 0.92  # target 0.97
+INTENT_FLOOR = 0.925  # target 0.97 (210 of 227)
 SYMPTOM_F1_FLOOR = 0.93  # the target
 NUMBERS_FLOOR = 0.99  # the target
 DIALOGUE_FLOOR = 0.70  # target 0.95 (19 of 27)
