@@ -118,7 +118,7 @@ PARAPHRASES = ROOT / "data" / "nlu"
 
 
 def paraphrases(kind: str, batch: int = 1) -> list[dict[str, Any]]:
-    """``data/nlu/paraphrases{,2,3}_<kind>.jsonl``: each original train item (``of``) told
+    """``data/nlu/paraphrases{,2,3,4}_<kind>.jsonl``: each original train item (``of``) told
     again in another shopper's words, labels unchanged; a proxy of the test split's
     distribution in wording nobody tuned on (never learnt by the shipped model). Each
     batch's looked-at folds' misses are printed to find classes, its CHECK folds' only
@@ -129,7 +129,9 @@ def paraphrases(kind: str, batch: int = 1) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-BATCHES = ("pp", "pp2", "pp3")
+# The paraphrase batches, in the order written: batch n is ``paraphrases{n}_…`` (the
+# first has no number) and its ids start ``pp{n}-``.
+BATCHES = ("pp", "pp2", "pp3", "pp4")
 
 
 def add_proxy_options(p: argparse.ArgumentParser, kind: str, leaky: str) -> None:
@@ -143,7 +145,7 @@ def add_proxy_options(p: argparse.ArgumentParser, kind: str, leaky: str) -> None
     p.add_argument(
         "--no-paraphrases",
         action="store_true",
-        help=f"skip the paraphrases (data/nlu/paraphrases{{,2,3}}_{kind}.jsonl)",
+        help=f"skip the paraphrases (data/nlu/paraphrases*_{kind}.jsonl)",
     )
 
 
@@ -151,11 +153,11 @@ def proxy_paraphrases(kind: str, ns: argparse.Namespace) -> list[dict[str, Any]]
     """The paraphrases ``add_proxy_options``' flags ask for."""
     if ns.no_paraphrases:
         return []
-    return [p for batch in (1, 2, 3) for p in paraphrases(kind, batch)]
+    return [p for n in range(1, len(BATCHES) + 1) for p in paraphrases(kind, n)]
 
 
 def batch_of(item_id: str) -> str:
-    """``pp``, ``pp2`` or ``pp3``: the paraphrase batch an id belongs to."""
+    """``pp``, ``pp2``, …: the paraphrase batch an id belongs to."""
     return item_id.split("-", 1)[0]
 
 

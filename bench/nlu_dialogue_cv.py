@@ -18,8 +18,8 @@ each ``dv-…`` batch) with a model of train alone, as ``bench/nlu.py --split de
 them. ``--variants`` scores the folds' dialogues again with each later turn varied the
 small ways shoppers vary one (a closing thanks, an opening "ok so", lower case without
 punctuation), labels unchanged: a mechanism that only knows the corpus's own wording
-fails there. Each dialogue is also scored as three other shoppers tell it
-(``data/nlu/paraphrases{,2,3}_dialogues.jsonl``, written blind, labels unchanged) with its
+fails there. Each dialogue is also scored as four other shoppers tell it
+(``data/nlu/paraphrases*_dialogues.jsonl``, written blind, labels unchanged) with its
 original's fold model, which learns nothing close to the paraphrase either. A fitted
 model is cached under ``var/nlu-cv/`` by a digest of its examples and of
 the training code, so a change to the reading or the dialogue code reruns in seconds.

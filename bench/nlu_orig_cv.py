@@ -15,8 +15,8 @@ the other folds (plus every dialogue turn and the catalog's phrasings, never hel
 reads its held-out messages with the full reading (rules, classifier, arbitration,
 symptoms: ``evaluate``); like the shipped model against the test split, a fold learns no
 ``tr-`` text within ``corpus.TEST_SIMILARITY`` of a held-out original (``--unscreened``:
-the leaky figure). Each original is also read as three other shoppers tell it
-(``data/nlu/paraphrases{,2,3}_messages.jsonl``, written blind), by its original's fold model:
+the leaky figure). Each original is also read as four other shoppers tell it
+(``data/nlu/paraphrases*_messages.jsonl``, written blind), by its original's fold model:
 the nearest unfrozen sample of the test split, wording nobody tuned on. The originals
 are reported in two halves by fold: LOOK (folds 0-2), whose misses (and their
 paraphrases') ``--show-misses`` prints to be sorted into classes, and CHECK (folds 3-4),
@@ -280,9 +280,7 @@ def main() -> int:
     names = {
         "look": "orig LOOK",
         "check": "orig CHECK",
-        "pp look": "pp LOOK",
-        "pp2 look": "pp2 LOOK",
-        "pp3 look": "pp3 LOOK",
+        **{f"{b} look": f"{b} LOOK" for b in BATCHES},
     }
     shown = ["orig", "look", "check", "tr"]
     for batch in BATCHES:
