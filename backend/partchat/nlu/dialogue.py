@@ -182,6 +182,11 @@ def bare(text: str) -> bool:
 
 # Words that ask for parts of their own ("what parts do you have for 10639422990").
 _ASKS_PARTS = re.compile(r"\b(parts?|have|sell|carry|need|looking|find|show)\b", re.IGNORECASE)
+# What the shopper owns ("i also have a KDTE334GPS0, that one?", "we've got a …"): a model
+# of theirs, not a question for parts.
+_OWNS = re.compile(
+    r"\b(?:i|we|i've|we've|ive)\s+(?:also\s+|too\s+|still\s+)?(?:have|got|own)\b", re.IGNORECASE
+)
 
 
 @lru_cache(maxsize=256)
@@ -195,7 +200,7 @@ def only_gives_a_model(text: str) -> bool:
         and "psnum" not in words
         and len(words) <= 14
         and not part_type_named(text)
-        and not _ASKS_PARTS.search(text)
+        and not _ASKS_PARTS.search(_OWNS.sub(" ", text))
         and not _INSTALL_WORDS.search(text)
         and not _FIT_WORDS.search(text)
     )

@@ -375,10 +375,17 @@ def test_pointing_at_a_listed_part_outweighs_other_guesses(model: Understanding)
 
 
 def test_a_model_given_with_a_few_words_continues_the_job_before(model: Understanding) -> None:
-    for text in ("its for an LDF7551WW", "wait, that's my neighbours. mine is 10639422990"):
+    for text in (
+        "its for an LDF7551WW",
+        "wait, that's my neighbours. mine is 10639422990",
+        # what the shopper owns is not a question for parts
+        "i also have a KDTE334GPS0, that one?",
+        "we've got a KDTE334GPS0 too",
+    ):
         assert only_gives_a_model(text), text
     for text in (
         "what parts do you have for LDF7551WW",
+        "i have a LDF7551WW, what parts do you have for it",
         "does it fit LDF7551WW",
         "the drain pump for LDF7551WW",
         "its for my fridge",
