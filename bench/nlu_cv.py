@@ -117,20 +117,20 @@ def near(texts: Iterable[str]) -> Callable[[str], bool]:
 PARAPHRASES = ROOT / "data" / "nlu"
 
 
-def paraphrases(kind: str, batch: int = 1) -> list[dict[str, Any]]:
-    """``data/nlu/paraphrases{,2,3,4}_<kind>.jsonl``: each original train item (``of``) told
+def paraphrases(kind: str, batch: str = "pp") -> list[dict[str, Any]]:
+    """``data/nlu/paraphrases*_<kind>.jsonl``: each original train item (``of``) told
     again in another shopper's words, labels unchanged; a proxy of the test split's
     distribution in wording nobody tuned on (never learnt by the shipped model). Each
     batch's looked-at folds' misses are printed to find classes, its CHECK folds' only
     counted."""
-    path = PARAPHRASES / f"paraphrases{'' if batch == 1 else batch}_{kind}.jsonl"
+    path = PARAPHRASES / f"paraphrases{batch.removeprefix('pp')}_{kind}.jsonl"
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-# The paraphrase batches, in the order written: batch n is ``paraphrases{n}_…`` (the
-# first has no number) and its ids start ``pp{n}-``.
+# The paraphrase batches, in the order written: batch ``ppN`` is ``paraphrasesN_…`` (the
+# first, ``pp``, has no number), its ids start ``ppN-``.
 BATCHES = ("pp", "pp2", "pp3", "pp4")
 
 
@@ -153,7 +153,7 @@ def proxy_paraphrases(kind: str, ns: argparse.Namespace) -> list[dict[str, Any]]
     """The paraphrases ``add_proxy_options``' flags ask for."""
     if ns.no_paraphrases:
         return []
-    return [p for n in range(1, len(BATCHES) + 1) for p in paraphrases(kind, n)]
+    return [p for batch in BATCHES for p in paraphrases(kind, batch)]
 
 
 def batch_of(item_id: str) -> str:

@@ -184,9 +184,8 @@ def bare(text: str) -> bool:
 _ASKS_PARTS = re.compile(r"\b(parts?|have|sell|carry|need|looking|find|show)\b", re.IGNORECASE)
 # What the shopper owns ("i also have a KDTE334GPS0, that one?", "we've got a …"): a model
 # of theirs, not a question for parts.
-_OWNS = re.compile(
-    r"\b(?:i|we|i've|we've|ive)\s+(?:also\s+|too\s+|still\s+)?(?:have|got|own)\b", re.IGNORECASE
-)
+# Read on the normalised text (lower case, apostrophes dropped: "we've" is "weve").
+_OWNS = re.compile(r"\b(?:i|we|ive|weve) (?:also |too |still )?(?:have|got|own)\b")
 
 
 @lru_cache(maxsize=256)
@@ -194,13 +193,14 @@ def only_gives_a_model(text: str) -> bool:
     """The message gives a model and asks nothing of its own: "its for an LDF7551WW",
     "wait, that's my neighbours. mine is 10639422990" (no part, part type, problem or
     question for parts; short)."""
-    words = normalize(text).split()
+    norm = normalize(text)
+    words = norm.split()
     return (
         "modelnum" in words
         and "psnum" not in words
         and len(words) <= 14
         and not part_type_named(text)
-        and not _ASKS_PARTS.search(_OWNS.sub(" ", text))
+        and not _ASKS_PARTS.search(_OWNS.sub(" ", norm))
         and not _INSTALL_WORDS.search(text)
         and not _FIT_WORDS.search(text)
     )
