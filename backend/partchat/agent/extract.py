@@ -124,6 +124,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             picked_part=picked,
             names_part=bool(found["part_numbers"]) and not picked,
             states_symptom=states_symptom,
+            known_model=any(m["known"] for m in found["models"]),
         )
         if (
             lacks_model(said, messages)

@@ -519,9 +519,11 @@ def resolve_intent(
     picked_part: bool,
     names_part: bool = False,
     states_symptom: bool = True,
+    known_model: bool = False,
 ) -> str:
     """The intent a turn acts on: its own, or for an answer the job it continues
-    (``states_symptom``: the reading found a symptom in the message)."""
+    (``states_symptom``: the reading found a symptom in the message; ``known_model``: it
+    names a model the catalog knows)."""
     if not messages or not isinstance(messages[-1], HumanMessage):
         return intent
     text = messages[-1].text
@@ -639,13 +641,18 @@ def resolve_intent(
                 asked, messages, understanding, picked_part=picked_part, names_part=names_part
             )
     if (
-        (intent in ("search", "details") or (intent == "diagnose" and not states_symptom))
+        (
+            intent in ("search", "details")
+            or (intent == "diagnose" and not states_symptom)
+            or (intent == "out_of_scope" and known_model and awaits_reply(messages))
+        )
         and not names_part
         and only_gives_a_model(text)
     ):
-        # a model given with a few words the classifier takes for a request or a problem
-        # it finds no symptom in ("hang on let me look... 10641014104"): the job before,
-        # now for that model
+        # a model given with a few words the classifier takes for a request, a problem it
+        # finds no symptom in ("hang on let me look... 10641014104") or, where a reply is
+        # awaited and the model is one of ours, another topic ("my place has a WDT780SAEM1,
+        # good to go?", not "whats the weather in 90210"): the job before, for that model
         pending = previous_job(messages, understanding)
         if pending is not None:
             return pending

@@ -408,6 +408,20 @@ def test_a_model_given_with_a_few_words_continues_the_job_before(model: Understa
         "compat"
     )
     assert resolve_intent("diagnose", asked, model, picked_part=False) == "diagnose"
+    # read as another topic, where the model was asked for and is one of ours: the job
+    # that asked for it; a number the catalog does not know, or unasked, the topic stands
+    elsewhere = [*asked[:2], HumanMessage("my place has a WDT780SAEM1, good to go?")]
+    resolved = resolve_intent("out_of_scope", elsewhere, model, picked_part=False, known_model=True)
+    assert resolved == "compat"
+    weather = [*asked[:2], HumanMessage("whats the weather like in 90210 today")]
+    assert resolve_intent("out_of_scope", weather, model, picked_part=False) == "out_of_scope"
+    unasked = [
+        HumanMessage("is PS3406971 compatible with WDT780SAEM1"),
+        AIMessage("Yes! The **Door Cam** (PS3406971) fits your **WDT780SAEM1**."),
+        elsewhere[-1],
+    ]
+    resolved = resolve_intent("out_of_scope", unasked, model, picked_part=False, known_model=True)
+    assert resolved == "out_of_scope"
 
 
 def test_a_trouble_said_to_be_over_before_another_moves_on() -> None:
