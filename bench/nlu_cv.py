@@ -131,7 +131,7 @@ def paraphrases(kind: str, batch: str = "pp") -> list[dict[str, Any]]:
 
 # The paraphrase batches, in the order written: batch ``ppN`` is ``paraphrasesN_…`` (the
 # first, ``pp``, has no number), its ids start ``ppN-``.
-BATCHES = ("pp", "pp2", "pp3", "pp4")
+BATCHES = ("pp", "pp2", "pp3", "pp4", "pp5")
 
 
 def add_proxy_options(p: argparse.ArgumentParser, kind: str, leaky: str) -> None:

@@ -119,6 +119,7 @@ BATCHES = (
     ("paraphrases2", "pp2"),
     ("paraphrases3", "pp3"),
     ("paraphrases4", "pp4"),
+    ("paraphrases5", "pp5"),
 )
 
 
