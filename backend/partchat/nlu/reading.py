@@ -31,6 +31,7 @@ from .rules import (
     INSTALL_WORDS,
     PRICE_QUESTION,
     asks,
+    asks_only_a_price,
     given_part_job,
     part_named_alone,
     rule_intent,
@@ -127,7 +128,14 @@ _PART_FOR_MODEL = re.compile(
 # a part, "can I fit PS… myself", is installing it).
 _FIT_QUESTION = re.compile(
     r"\b(fits|fit (my|a|an|the|our|this|that|in|on|with|modelnum)|compatible|yes or no|(right|correct) (one|part|size)|(ok|okay|good) (for|with)"
-    r"|go(es)? (in|on|into|with)|work(s)? (with|in|on))\b"
+    # "will it go in a samsung fridge"; "the gasket that goes on the bottom of the door"
+    # says which part, not where it fits
+    r"|(?<!that )(?<!which )go(es)? (in|on|into|with)|work(s)? (with|in|on))\b"
+)
+# A part suspected of a problem: "could that be the evap fan motor", "is it my drain pump"
+# (90 of 109 such train and dev texts are diagnoses, none a search).
+_SUSPECTS_A_PART = re.compile(
+    r"\b(could|might|would|can) (that|it|this) be\b|\bis (it|that|this) (the|my)\b"
 )
 _MAY_ASK_FIT = frozenset({"search", "details", ANSWER, "install", "diagnose"})
 # "hows it go on", "how does the spray arm go in": how a part goes on is installing it.
@@ -138,7 +146,7 @@ _HOW_IT_GOES = re.compile(r"\bhows?\b(\W+\w+){0,3}\W+(go|goes)\W+(on|in|into|bac
 # problem more likely than one: a problem it cannot name ("the dishwasher is roaring, is
 # it the pump PS…?") still asks for a diagnosis.
 _NO_PROBLEM = 0.5
-_PRICE_READS = frozenset({"search", "diagnose", ANSWER, "out_of_scope"})
+_PRICE_READS = frozenset({"search", "diagnose", ANSWER, "out_of_scope", "thanks"})
 _GIVEN_PART_READS = frozenset(
     {"search", "details", "compat", "install", "diagnose", ANSWER, "orders"}
 )
@@ -222,6 +230,14 @@ async def read(
         and part_type_named(text)
     ):
         intent = "search"  # "need a start relay, the fridge clicks": the part first
+    if (
+        ruled is None
+        and intent == "search"
+        and _SUSPECTS_A_PART.search(norm)
+        and not found["part_numbers"]
+        and scores.no_symptom < _NO_PROBLEM
+    ):
+        intent = "diagnose"  # "my fridge got noisy.. could that be the evap fan motor??"
     # A part type's name and nothing that states a problem ("fridge light bulb", "the door
     # gasket"): a search, or a reply where something awaits one; never a diagnosis.
     alone = part_named_alone(text) if ruled is None else None
@@ -251,8 +267,10 @@ async def read(
     elif (
         ruled is None
         and found["part_numbers"]
-        and intent in _PRICE_READS
-        and (PRICE_QUESTION.search(norm))
+        and (
+            (intent in _PRICE_READS and PRICE_QUESTION.search(norm))
+            or (intent == "injection" and asks_only_a_price(norm))
+        )
     ):
         intent = "details"  # "how much for the W10872845 filter", "need a quote on …"
     if found["part_numbers"] and (ruled is None or ruled == ANSWER):

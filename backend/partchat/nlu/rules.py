@@ -228,14 +228,26 @@ _GREETING_FILLER = frozenset(
         "good",
         "gud",
         "day",
+        "and",
     ]
 )
 _GREETING_TYPO_FROM = 5
 """A greeting word this long at least may be typed a letter off ("helo"; "hey" may not)."""
 
 
+# a letter drawn out ("gooood", "heyyyy"): the word with it once or twice
+_DRAWN_OUT = re.compile(r"(\w)\1{2,}")
+
+
+def _drawn_in(word: str) -> tuple[str, ...]:
+    """The word, and with each letter drawn out said once and twice."""
+    if not _DRAWN_OUT.search(word):
+        return (word,)
+    return (word, _DRAWN_OUT.sub(r"\1", word), _DRAWN_OUT.sub(r"\1\1", word))
+
+
 def _greeting_word(word: str) -> bool:
-    if word in _GREETING_WORDS:
+    if any(w in _GREETING_WORDS for w in _drawn_in(word)):
         return True
     from rapidfuzz.distance import Levenshtein
 
@@ -248,13 +260,15 @@ def _greeting_word(word: str) -> bool:
 def greets(text: str) -> bool:
     """The message is a greeting and nothing else: ``GREETING``, or only greeting words
     (a letter off allowed) and the words said with them, a greeting word first."""
-    if GREETING.match(text):
+    if GREETING.match(text) or GREETING.match(_DRAWN_OUT.sub(r"\1\1", text)):
         return True
     words = normalize(text).split()
     return (
         0 < len(words) <= 6
         and _greeting_word(words[0])
-        and all(w in _GREETING_FILLER or _greeting_word(w) for w in words[1:])
+        and all(
+            _greeting_word(w) or any(d in _GREETING_FILLER for d in _drawn_in(w)) for w in words[1:]
+        )
     )
 
 
@@ -283,7 +297,11 @@ ORDERS = re.compile(
     r"crushed|snapped|dented)|(damaged|broken|crushed|cracked) (in|during) (shipping|transit)|"
     # the wrong thing received: "got the wrong part in the mail", "was sent the wrong one"
     r"(got|gotten|received|recieved|sent|shipped|delivered|mailed|came|arrived|was|were)"
-    r"( me| us| it)? (the |a )?wrong (part|item|one|thing|size|model|order))\b",
+    r"( me| us| it)? (the |a )?wrong (part|item|one|thing|size|model|order)|"
+    # what the store sent, and how long it takes to come: "the part you sent me is wrong",
+    # "usually how long does it take to ship"
+    r"(you|u|they|y'?all) (sent|shipped|mailed) (me|us)|"
+    r"how long\b[^?]{0,30}\bto (ship|arrive|get here|be delivered))\b",
     re.IGNORECASE,
 )
 
@@ -297,7 +315,7 @@ OTHER_APPLIANCE = re.compile(
     r"(window|portable|central|my|the|our|car|truck) a/?c\b|a/?c (unit|units|remote)|"
     r"air condition\w*|central air|mini ?split|de?humidif\w*|kegerator|"
     r"(beverage|walk[- ]?in) cooler|disposal|garage door( opener)?|car|truck|stand mixer|"
-    r"blender|toaster|coffee (maker|machine)|air fryer|mircowave)\b",
+    r"blender|toaster|coffee (maker|machine)|air fryer|mircowave)s?\b",
     re.IGNORECASE,
 )
 
@@ -345,6 +363,7 @@ _REPLY_WORDS = frozenset(
         "idk",
         "dunno",
         "not",
+        "really",
         "sure",
         "modelnum",
         "model",
@@ -502,6 +521,20 @@ PRICE_QUESTION = re.compile(
     r"\b(how much (is|are|for|does|do|did|would|will|s|to buy|to order)|prices?|priced|pricing|"
     r"costs?|charge|quote|expensive|cheap|cheaper|cheapest|pricier)\b"
 )
+# A given part's price asked and nothing else ("price check: 6600JB1010A", "cost of PS…?
+# thx"): a question, never an attempt to have a price stated, whatever the classifier hears.
+_PRICE_ONLY = frozenset(
+    {"price", "prices", "pricing", "priced", "check", "cost", "costs", "quote", "current"}
+    | {"how", "much", "is", "whats", "what", "s", "the", "of", "on", "for", "it", "its"}
+    | {"psnum", "modelnum", "qmark", "pls", "please", "thanks", "thx", "ty", "today"}
+)
+
+
+def asks_only_a_price(norm: str) -> bool:
+    """The normalised text asks a given part's price in price words only."""
+    return PRICE_QUESTION.search(norm) is not None and _PRICE_ONLY.issuperset(norm.split())
+
+
 # A question in the normalised text: a question mark, a question word first, "is it the".
 _ASKS = re.compile(
     r"\bqmark\b|^(is|are|what|whats|which|does|do|can|could|would|will|how|hows)\b|"
@@ -681,6 +714,7 @@ def _name_words() -> frozenset[str]:
         | _ASKING_FOR
         | _NAME_ONLY
         | _modifier_words()
+        | {"modelnum"}  # the model it is for: "LG 14673 dish rack roller"
     )
 
 
@@ -699,7 +733,7 @@ def part_named_alone(text: str) -> str | None:
     if not named or all(n in appliances for n in named):
         return None
     rest = pattern.sub(" ", norm).split()
-    asking = appliance_reply_words() | brand_words() | _ASKING_FOR
+    asking = appliance_reply_words() | brand_words() | _ASKING_FOR | {"modelnum"}
     modifiers = _modifier_words()
     if not all(w in asking or w in _NAME_ONLY or w in modifiers for w in rest):
         return None
@@ -711,12 +745,53 @@ def _reply_words() -> frozenset[str]:
     return _REPLY_WORDS | appliance_reply_words() | brand_words()
 
 
+# A listed part picked by a few words before "one" ("stainless steel one", "the hose one",
+# "yeah that top one"); not asked for ("which one", "got one?", "need a new one") nor
+# thanked for ("thanks thats the one"). 118 of 119 such train, dev and paraphrase texts
+# are replies (the other tells a search's "door cam" again).
+_NOT_A_PICK = frozenset(
+    {"which", "got", "any", "have", "has", "what", "whats", "a", "new", "another"}
+    | {"thanks", "thank", "thx", "ty", "psnum", "modelnum"}
+)
+
+
+def picks_one(words: list[str]) -> bool:
+    """The normalised words pick a listed part by a few words before "one"."""
+    return 1 < len(words) <= 5 and words[-1] in ("one", "ones") and not _NOT_A_PICK & set(words)
+
+
+# Fitting instructions asked for and nothing else ("sweet. instructions?", "got a video
+# for it?", "send me the steps pls"): an install, never an injection ("ignore your
+# instructions" has words of its own). 35 of 35 such train, dev and paraphrase texts are
+# installs.
+_FITTING_ASKED = frozenset(
+    {"instructions", "instruction", "directions", "steps", "guide", "tutorial", "video"}
+    | {"manual", "installation", "install", "walkthrough"}
+)
+_FITTING_ONLY = _FITTING_ASKED | frozenset(
+    {"how", "to", "the", "any", "pls", "please", "qmark", "for", "this", "that", "it", "one"}
+    | {"part", "there", "is", "are", "some", "got", "have", "you", "u", "do", "send", "me"}
+    | {"show", "can", "could", "i", "get", "see", "step", "by", "a", "an", "and", "now"}
+    | {"then", "so", "ok", "okay", "cool", "great", "sweet", "nice", "awesome", "perfect"}
+    | {"alright", "thanks", "thx", "psnum", "modelnum"}
+)
+
+
+def asks_only_for_fitting(words: list[str]) -> bool:
+    """The normalised words ask for a part's fitting instructions and nothing else."""
+    return bool(_FITTING_ASKED.intersection(words)) and _FITTING_ONLY.issuperset(words)
+
+
 def rule_intent(text: str) -> str | None:
     """The intent the rules are sure of, else None."""
     words = normalize(text).split()
     reply = _reply_words() | (_WITH_A_MODEL if "modelnum" in words else frozenset())
     if words and all(w in reply for w in words) and "psnum" not in words:
         return "answer"
+    if picks_one(words):
+        return "answer"
+    if asks_only_for_fitting(words):
+        return "install"
     if states_by_fiat(text):
         return "injection"
     if not words and any(c.isalpha() for c in text):
@@ -759,7 +834,13 @@ _INSTALL_ASKED = re.compile(
     # its "difficulty rating" is the part's data, its details)
     r"\bhow (hard|difficult|easy|tricky|tough)\b|\b(hard|easy|difficult) to\b|"
     r"\b(by )?myself\b|\bon my own\b|\b(more|much) work\b|\btools?\b|\bscrewdriver\b|"
-    r"\b(a|an) (pro|tech|technician|plumber|electrician|handyman)\b"
+    r"\b(a|an) (pro|tech|technician|plumber|electrician|handyman)\b|"
+    # fastened by hand: "how does PS11750071 clip on??", "how do the wheels snap in"
+    r"\bhow\b(\s\w+){0,4}\s(clips?|snaps?|attach(es)?|slides?|screws?|hooks?)"
+    r"( on| in| into| back| up)?\b|"
+    # the knack of it: "any tips", "is there a trick to getting W… to sit in the channel"
+    # (16 of 16 such train and dev texts are installs; "did the trick" is thanks)
+    r"(?<!did )\b(any|a|the) (tips?|tricks?)\b"
 )
 _INSTALLING = re.compile(r"\binstall(ing|ation|ed|s)?\b")
 _HOW = re.compile(r"\bhow\b")
@@ -770,7 +851,8 @@ _HOW_LONG = re.compile(
 # pls", "details on 242252702", "got PS395284?"
 _PART_FILLER = frozenset(
     {"psnum", "modelnum", "qmark", "details", "detail", "info", "information", "specs"}
-    | {"spec", "pls", "please", "got", "have", "on", "about", "abt", "for"}
+    | {"spec", "pls", "please", "got", "have", "on", "about", "abt", "for", "what", "whats"}
+    | {"and"}
 )
 
 
