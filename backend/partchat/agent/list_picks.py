@@ -72,6 +72,10 @@ _GENERIC_WORDS = frozenset(
         "one",
         "part",
         "parts",
+        "thing",
+        "things",
+        "thingy",
+        "piece",
         "assembly",
         "kit",
         "how",
@@ -327,7 +331,11 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]
         number = m["n"] or m["m"] or ""
         index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
-        return numbers[index] if -len(numbers) <= index < len(numbers) else None
+        placed = numbers[index] if -len(numbers) <= index < len(numbers) else None
+        # "the second one, the drain hose" where the hose is third: the name the shopper
+        # read off the list is surer than their count
+        named = _named(items, text[: m.start()] + " " + text[m.end() :])
+        return named[0] if named and placed not in named else placed
     compares = _COMPARES.search(text)
     if compares:
         # "what's the difference between the mid spray arm and the lower one", "door seal
@@ -389,10 +397,11 @@ def _named(
     part type; ``typed``: and the words kept name a part type). A word a letter or two
     off a listed name's word ("elemnt") is that word."""
     in_names = set().union(*(_stems(line) for line in items.values()))
-    spelled = [
-        _spelled(stem(_SHORT_FORMS.get(w, w)), in_names) for w in _NAME_WORD.findall(text.lower())
-    ]
-    wanted = set(spelled) - _generic_stems()
+    generic = _generic_stems()
+    stems = [stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())]
+    # a generic word is no misspelt name ("thing" is not "hinge")
+    spelled = [w if w in generic else _spelled(w, in_names) for w in stems]
+    wanted = set(spelled) - generic
     if relaxed:
         dropped = wanted - in_names
         if dropped & _part_type_stems():

@@ -46,7 +46,7 @@ _ELLIPSIS = re.compile(
     re.IGNORECASE,
 )
 _FIT_WORDS = re.compile(
-    r"\b(fits?|compatible|work(s)? (with|in|on)|(right|correct|same) (one|part) for)\b",
+    r"\b(fits?|compatible|work(s)? (with|in|on)|(right|correct) (one|part|size)|same (one|part) for)\b",
     re.IGNORECASE,
 )
 # "is the drain hose on that list", "is the fill cup one of them": whether a part type is
@@ -589,7 +589,10 @@ def resolve_intent(
         and (names_part or picked_part or "modelnum" in words)
     ):
         # "and PS3406971?", "what about WDF520PADM7": the job before, for the new part or
-        # model ("and is it in stock" names nothing new: its own question)
+        # model ("and is it in stock" names nothing new: its own question); "and its for a
+        # 10672013017, thats the right one yeah?" asks whether it fits that model
+        if _FIT_WORDS.search(text) and "modelnum" in words:
+            return "compat"
         pending = previous_job(messages, understanding)
         if pending in ("compat", "install", "details"):
             return pending
@@ -656,6 +659,15 @@ def resolve_intent(
         pending = previous_job(messages, understanding)
         if pending is not None:
             return pending
+    if (
+        intent in ("install", "details")
+        and _FIT_WORDS.search(text)
+        and "modelnum" in words
+        and not _INSTALL_WORDS.search(text)
+    ):
+        # "oh and its for a whirlpool 10672013017, thats the right one yeah?" after the
+        # steps: whether it fits that model, not the steps again
+        return "compat"
     if (
         intent == "search"
         and not names_part

@@ -62,6 +62,9 @@ _CLAUSE = re.compile(r"([,.;!()\n]+|\b(?:but|while|though|tho|although|and)\b)")
 _FINE = re.compile(
     r"\b(fine|ok|okay|normal|good|cold enough|works|working|no problems?|nothing wrong)\b"
 )
+# For the reading only (the features keep the words): the other compartment "still cold"
+# ("fridge part is still cold tho"); the water still cold is the dishwasher's heating.
+_STILL_COLD = re.compile(r"(?<!water )(?<!water is )\bstill (cold|cool|chilly)\b")
 
 
 # A fine word under a negation or a stop says the opposite ("not working", "stopped
@@ -78,8 +81,15 @@ def _clauses(text: str) -> list[str]:
     return _CLAUSE.split(_APOSTROPHE.sub("", text.lower()))
 
 
-def says_fine(clause: str) -> bool:
-    """The clause (lower case, apostrophes dropped) says a part works or is fine."""
+def says_fine(clause: str, *, still_cold: bool = False) -> bool:
+    """The clause (lower case, apostrophes dropped) says a part works or is fine
+    (``still_cold``: or is still cold)."""
+    if (
+        still_cold
+        and (cold := _STILL_COLD.search(clause))
+        and not _UNFINE_BEFORE.search(clause, 0, cold.start())
+    ):
+        return True
     for m in _FINE.finditer(clause):
         if m.group(1).startswith("no ") or not _UNFINE_BEFORE.search(clause, 0, m.start()):
             return True
@@ -88,7 +98,7 @@ def says_fine(clause: str) -> bool:
 
 def without_fine_clauses(text: str) -> str | None:
     """The text without its clauses that say all is fine, or None when it has none."""
-    fine = [(c, says_fine(c)) for c in _clauses(text)]
+    fine = [(c, says_fine(c, still_cold=True)) for c in _clauses(text)]
     if not any(f for _, f in fine):
         return None
     return " ".join(c for c, f in fine if not f)
@@ -96,7 +106,7 @@ def without_fine_clauses(text: str) -> str | None:
 
 def fine_clauses(text: str) -> list[str]:
     """The clauses of the text that say all is fine."""
-    return [c for c in _clauses(text) if says_fine(c)]
+    return [c for c in _clauses(text) if says_fine(c, still_cold=True)]
 
 
 # A stop under a negation is the opposite of a stop ("hasn't stopped running", "never

@@ -292,10 +292,21 @@ def convo(text: str, previous: BaseMessage = LIST_ANSWER) -> list[BaseMessage]:
         ("the cheaper one", "PS11759673"),
         ("the most expensive of those", "PS11753379"),
         ("whichever dishwasher door seal is cheaper", "PS12348515"),  # named, then by price
+        # a place and a name that disagree: the name read off the list
+        ("the second one, the door seal", "PS12348515"),
+        ("the 2nd one, the filter", "PS11759673"),
     ],
 )
 def test_referenced_part(text: str, expected: str | None) -> None:
     assert referenced_part(convo(text)) == expected
+
+
+def test_a_generic_word_is_no_misspelt_name() -> None:
+    doors = AIMessage(
+        "1. **French Door Hinge** (PS4145262) · $11.95\n"
+        "2. **Refrigerator Flipper Assembly** (PS5575408) · $154.18"
+    )
+    assert referenced_part(convo("the flipper thing", doors)) == "PS5575408"  # not "hinge"
 
 
 def test_of_several_named_parts_the_first_listed_is_picked() -> None:

@@ -319,7 +319,14 @@ def test_a_fine_word_under_a_negation_or_a_stop_says_no_part_is_fine() -> None:
         "louder than normal",
     ):
         assert without_fine_clauses(text) is None, text
-    for text in ("ice cubes drop no problem", "nothing wrong with the freezer", "fridge ok"):
+    # the water still cold is the dishwasher's heating, not a part that is fine
+    assert without_fine_clauses("dishwasher water still cold") is None
+    for text in (
+        "ice cubes drop no problem",
+        "nothing wrong with the freezer",
+        "fridge ok",
+        "fridge part is still cold",
+    ):
         out = without_fine_clauses(f"not draining, {text}")
         assert out is not None and "draining" in out and text.split()[-1] not in out, text
 
@@ -387,6 +394,8 @@ def test_a_model_given_with_a_few_words_continues_the_job_before(model: Understa
         "what parts do you have for LDF7551WW",
         "i have a LDF7551WW, what parts do you have for it",
         "does it fit LDF7551WW",
+        # whether the part is the right one for it is a fit check
+        "oh and its for a whirlpool 10672013017, thats the right one yeah?",
         "the drain pump for LDF7551WW",
         "its for my fridge",
     ):
@@ -398,6 +407,12 @@ def test_a_model_given_with_a_few_words_continues_the_job_before(model: Understa
     ]
     assert resolve_intent("search", messages, model, picked_part=False) == "install"
     assert resolve_intent("details", messages, model, picked_part=False) == "install"
+    # whether it is the right one for that model, after the steps: a fit check
+    messages[2] = HumanMessage("oh and its for a whirlpool WDT780SAEM1, thats the right one yeah?")
+    for heard in ("install", "details", "answer"):
+        assert resolve_intent(heard, messages, model, picked_part=False) == "compat", heard
+    messages[2] = HumanMessage("and its for a whirlpool WDT780SAEM1, thats the right one yeah?")
+    assert resolve_intent("answer", messages, model, picked_part=False) == "compat"
     # read as a problem the reading finds no symptom in: the job that asked for the model
     asked = [
         HumanMessage("is PS3406971 compatible with my model"),
