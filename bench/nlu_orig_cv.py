@@ -83,7 +83,7 @@ def folds(
     weights: dict[str, float],
     told_again: list[corpus.Labelled],
     screen: bool = True,
-    learn_told: bool = False,
+    learn_told: tuple[str, ...] = (),
 ) -> list[tuple[list[Example], list[corpus.Labelled], list[corpus.Labelled]]]:
     """Each fold's training examples, held-out train messages and held-out paraphrases.
 
@@ -92,11 +92,12 @@ def folds(
     split (``tr-``, written after it) whose text is within ``corpus.TEST_SIMILARITY`` of
     a held-out original or of its paraphrase: the shipped model never learns such an
     item close to a test text, and 176 of the 565 originals had one in their folds.
-    ``learn_told``: a fold learns the other folds' paraphrases too, screened the same way."""
+    ``learn_told``: a fold learns the other folds' paraphrases of these batches too,
+    screened the same way."""
     learnt = corpus.training_set(("train",))
     messages = list(learnt.messages)
     if learn_told:
-        learnt.messages += [p for p in told_again if batch_of(p["id"]) == "pp"]
+        learnt.messages += [p for p in told_again if batch_of(p["id"]) in learn_told]
     conn = sqlite3.connect(db)
     try:
         examples = nlu_store.examples_of(conn, learnt, weights)
@@ -171,7 +172,7 @@ async def run(
     scoring: dict[str, float] | None = None,
     screen: bool = True,
     told_again: list[corpus.Labelled] | None = None,
-    learn_told: bool = False,
+    learn_told: tuple[str, ...] = (),
 ) -> dict[str, Report]:
     groups = ("look", "check", "tr", *(f"{b} {h}" for b in BATCHES for h in ("look", "check")))
     reports = {g: Report() for g in groups}
@@ -226,8 +227,12 @@ def main() -> int:
     add_proxy_options(p, "messages", "tr- texts close to a held-out one")
     p.add_argument(
         "--learn-paraphrases",
-        action="store_true",
-        help="each fold learns the other folds' paraphrases (would learning them help?)",
+        nargs="?",
+        const="pp",
+        default="",
+        metavar="BATCHES",
+        help="each fold learns the other folds' paraphrases of these batches (comma "
+        "separated, default pp: would learning them help?)",
     )
     p.add_argument("--threshold", type=float, help="the first slug's threshold")
     p.add_argument("--second", type=float, help="the second slug's threshold")
@@ -261,7 +266,7 @@ def main() -> int:
             scoring,
             not ns.unscreened,
             told_again,
-            ns.learn_paraphrases,
+            tuple(b for b in ns.learn_paraphrases.split(",") if b),
         )
     )
     reports["orig"] = _merged(reports["look"], reports["check"])
