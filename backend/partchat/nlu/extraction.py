@@ -83,13 +83,25 @@ def appliance_from_words(text: str) -> Appliance | None:
     return best[1] if best else None
 
 
+# The "before" of a letters-only candidate: only a part's own manufacturer number counts.
+_LETTERS_ONLY = "\0letters"
+
+
 def _candidates(text: str) -> list[tuple[str, str]]:
     """(token, the 20 characters before it) for tokens that could be numbers."""
     out: list[tuple[str, str]] = []
     seen: set[str] = set()
     for m in _TOKEN.finditer(text):
-        token = m.group(0).strip(".-/").upper()
-        if len(token) < 3 or token in seen or not _HAS_DIGIT.search(token):
+        typed = m.group(0).strip(".-/")
+        token = typed.upper()
+        if len(token) < 3 or token in seen:
+            continue
+        if not _HAS_DIGIT.search(token):
+            # letters only: a manufacturer number typed in capitals ("RPWFE"), checked
+            # against the part's own (``extract``); other words are no numbers
+            if len(token) >= 4 and typed.isupper() and typed.isalpha():
+                seen.add(token)
+                out.append((token, _LETTERS_ONLY))
             continue
         # Plain numbers: only long ones can be model or manufacturer numbers (not "2019",
         # "$45"), unless a brand, an appliance, "model" or "fits" stands just before
@@ -112,6 +124,11 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
     models: list[ModelMention] = []
     shape = await catalog.part_number_pattern()
     for token, before in _candidates(text):
+        if before is _LETTERS_ONLY:
+            part = await catalog.get_part(token)
+            if part is not None and (part["mfr_number"] or "").upper() == token:
+                parts.append(part["ps_number"])
+            continue
         if _PS.match(token) or shape.fullmatch(token):
             part = await catalog.get_part(token)
             (parts if part else unknown_parts).append(part["ps_number"] if part else token)

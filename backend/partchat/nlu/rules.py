@@ -305,6 +305,12 @@ ORDERS = re.compile(
     re.IGNORECASE,
 )
 
+# A receipt read for a number or a name ("the number off my old receipt", "its just called
+# valve access on my receipt"): where the shopper read it, not a question about an order.
+_RECEIPT_AS_SOURCE = re.compile(
+    r"\b(on|off|from|in|per)\s+(my|the|our|a)?\s*(old\s+)?(receipt|reciept)\b", re.IGNORECASE
+)
+
 # Whether a given part fits a given model ("fits", "compatible", "works with").
 _ASKS_FIT = re.compile(r"\b(fits?|compatible|work(s)? (with|in|on)|right (one|part) for)\b", re.I)
 
@@ -802,6 +808,7 @@ def rule_intent(text: str) -> str | None:
         return "thanks"
     if (
         ORDERS.search(text)
+        and ORDERS.search(_RECEIPT_AS_SOURCE.sub(" ", text))
         and not INSTALL_WORDS.search(text)
         and not ({"psnum", "modelnum"} <= set(words) and _ASKS_FIT.search(text))
     ):
