@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Sequence
 from functools import cache
@@ -48,6 +49,8 @@ _ANOTHER = re.compile(r"^\W*(\w+\W+)?(what|how) about\b", re.IGNORECASE)
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _PRICE = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
 # "the cheaper of the two", "the most expensive one"
+# A price read off the list ("the 41.95 one", "the $13.75 gasket"): dollars and cents.
+_PRICE_SAID = re.compile(r"(?<![\w.])\$?(\d{1,4}\.\d\d)(?![\w.])")
 _BY_PRICE = re.compile(
     r"\b(?P<low>cheap(?:er|est)|less expensive|least expensive|lowest price)\b|"
     r"\b(?:more|most) expensive\b|\bpric(?:ier|iest)\b",
@@ -208,12 +211,13 @@ def _generic_stems() -> frozenset[str]:
 # A message that asks how to put one part in ("what door parts fit" asks for parts).
 _ASKS_INSTALL = re.compile(
     r"\b(install\w*|replac\w*|swap\w*|put (it |that |this |the \w+ |the \w+ one )?in|"
-    r"change (it|that|this))\b",
+    r"change (it|that|this)|myself|on my own|diy)\b",
     re.IGNORECASE,
 )
 # "the difference between the mid spray arm and the lower one", "heater vs thermostat":
 # two listed parts compared; the first one named is the one to show first.
 _COMPARES = re.compile(r"\b(difference between|differences? of|compare\w*|vs\.?|versus)\b", re.I)
+_PLACE_ALONE = re.compile(r"^\W*(?:the |number |no\.? |#)?([1-5])\W*$", re.IGNORECASE)
 _SECOND_OF_TWO = re.compile(r"\b(?:and|or|vs\.?|versus)\b|,", re.IGNORECASE)
 
 
@@ -250,6 +254,7 @@ def referenced_part(
     text = messages[-1].text
     answers = [m for m in messages[-7:-1] if isinstance(m, AIMessage)][-3:]
     listings = [m.text for m in answers if numbers.search(m.text)]
+    asked = _requests(messages)
     if not listings:
         return None
     lists = [t for t in listings if _is_list(t, numbers)]
@@ -261,17 +266,45 @@ def referenced_part(
         for listing in reversed(lists):
             # "the 3rd one" after a list of one (the model's) below a longer one (the
             # appliance's): the newest list that has that place
-            if (pointed := _pointed(listing, text, numbers)) is not None:
+            if pointed := _pointed(listing, text, numbers, asked=asked.get(listing, "")):
                 return pointed
         return None
-    pointed = _pointed(listings[-1], text, numbers)
+    pointed = _pointed(listings[-1], text, numbers, asked=asked.get(listings[-1], ""))
     if pointed is None and len(listings) > 1 and not _ANOTHER.match(text):
         # "the thermostat one from that list" after one part's details: the list before
         # ("what about the fill hose" asks about another part, not one listed before)
         for listing in reversed(listings[:-1]):
-            if (pointed := _pointed(listing, text, numbers)) is not None:
+            about = asked.get(listing, "")
+            if pointed := _pointed(listing, text, numbers, focus=listings[-1], asked=about):
                 break
     return pointed
+
+
+# "that one", "ok that one. in stock?": the part pointed at, then maybe a question
+_THAT_ONE_FIRST = re.compile(
+    r"^\W*((ok(ay)?|yes|yeah|yep|sure|cool|great|perfect)\W+)*(that|this) one\b(?!\s+\w+\s+(is|was)\b)",
+    re.IGNORECASE,
+)
+
+
+def _of_kind(items: dict[str, str], asked: str) -> list[str]:
+    """The listed parts whose names have every part-type word of ``asked`` that some
+    listed name has ("door shelf bin" → the *Door Shelf Bin*, not the *Door Cam*; "the
+    door handle came off" → both *Handle*s)."""
+    in_names = set().union(*(_stems(line) for line in items.values()))
+    kind = _stems(asked) & _part_type_stems() & in_names
+    if not kind:
+        return []
+    return [ps for ps, line in items.items() if kind <= _stems(line)]
+
+
+def _requests(messages: Sequence[BaseMessage]) -> dict[str, str]:
+    """Each answer's text → the shopper's message it answered."""
+    out: dict[str, str] = {}
+    for before, answer in itertools.pairwise(messages):
+        if isinstance(before, HumanMessage) and isinstance(answer, AIMessage):
+            out[answer.text] = before.text
+    return out
 
 
 # "the other one", "no, the other part": the one of two that is not in focus
@@ -294,8 +327,20 @@ def _other(listing: str, focus: str, numbers: re.Pattern[str]) -> str | None:
     return rest[0] if len(listed) == 2 and len(rest) == 1 else None
 
 
-def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
-    """The part of ``listing`` that ``text`` points at, by price, position or name."""
+def _pointed(
+    listing: str,
+    text: str,
+    pattern: re.Pattern[str],
+    *,
+    focus: str | None = None,
+    asked: str = "",
+) -> str | None:
+    """The part of ``listing`` that ``text`` points at, by price, position or name
+    (``focus``: the newest answer, when ``listing`` is an earlier one; a name among other
+    words must then name a part type, and not only words of the newest answer: "shut the
+    water off first? how do i install it" after the *Inlet Valve*'s details, a *Water
+    Inlet Valve*, is not the *Water Inlet Valve* listed two answers back; ``asked``: the
+    message the list answered)."""
     items: dict[str, str] = {}  # part number -> the line that names it
     items_lines: dict[str, str] = {}  # part number -> its whole line
     prices: dict[str, float] = {}
@@ -310,17 +355,29 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
     if not items:
         return None
     numbers = list(items)
+    # The listed parts of the kind the shopper asked for ("need a door shelf bin …" lists
+    # cams too): "the one in stock", "the cheaper one", "that one" choose among them.
+    kind = _of_kind(items, asked) if asked else []
+    wanted = kind if 0 < len(kind) < len(numbers) else numbers
     if _BY_STOCK.search(text):
         # "the one in stock pls": the only listed part in stock
-        stocked = [ps for ps in numbers if _IN_STOCK.search(items_lines[ps])]
+        stocked = [ps for ps in wanted if _IN_STOCK.search(items_lines[ps])]
         return stocked[0] if len(stocked) == 1 else None
+    said = {float(v) for v in _PRICE_SAID.findall(text)}
+    if said and prices:
+        # "the 41.95 one": the listed part at the price the shopper read off the list
+        at = [ps for ps, price in prices.items() if price in said]
+        if len(at) == 1:
+            return at[0]
     by_price = _BY_PRICE.search(text)
-    if by_price and prices:
+    if by_price and len(prices) > 1:
         # "whichever of the two gaskets is cheaper": among the parts the message names
-        named_too = _named(items, _BY_PRICE.sub(" ", text))
+        named_too = _named(items, _BY_PRICE.sub(" ", text)) or wanted
         among = {ps: prices[ps] for ps in named_too if ps in prices} or prices
         pick = min if by_price["low"] else max
         return pick(among, key=among.__getitem__)
+    if len(wanted) == 1 and _THAT_ONE_FIRST.match(text):
+        return wanted[0]  # "that one. in stock?" after a list with one part of that kind
     if len(numbers) == 1 and (
         THAT_ONE.match(text)
         or (_ASKS_ABOUT.search(text) and not _named_words(text) and _is_list(listing, pattern))
@@ -343,7 +400,16 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         # options, a search)
         rest = text if compares[1].lower() in ("vs", "vs.", "versus") else text[compares.end() :]
         first = _SECOND_OF_TWO.split(rest, maxsplit=1)[0]
+        place = _PLACE_ALONE.match(first)
+        if place is not None:
+            # "whats the difference between 1 and 2": the first place compared
+            index = int(place[1]) - 1
+            return numbers[index] if index < len(numbers) else None
         named = _named(items, first, relaxed=True, typed=True)
+        if not named:
+            # "between the black one and the white one": a word only one listed name has
+            only = _named(items, first, relaxed=True)
+            named = only if len(only) == 1 else []
         return named[0] if named else None
     if _WANTS_OPTIONS.search(text):
         return None  # "what drain pump do i need for it then": the options, a search
@@ -352,7 +418,7 @@ def _pointed(listing: str, text: str, pattern: re.Pattern[str]) -> str | None:
         # "ok ill do the fan first, how do i install that": a part named among other
         # words; the words no listed name has are dropped, unless one names a part
         # type (then it is another part: "how do i install the drain hose")
-        named = _named(items, text, relaxed=True)
+        named = _named(items, text, relaxed=True, typed=focus is not None, unless_in=focus)
     if not named and _ASKS_PRICE.search(text) and not _WHICH_OR_ANY.search(text):
         # "merci! the drain pump, how much?", "kindly tell me the price of defrost timer":
         # a question about a listed part named among words of courtesy; the words that
@@ -390,7 +456,12 @@ def _named_words(text: str) -> set[str]:
 
 
 def _named(
-    items: dict[str, str], text: str, *, relaxed: bool = False, typed: bool = False
+    items: dict[str, str],
+    text: str,
+    *,
+    relaxed: bool = False,
+    typed: bool = False,
+    unless_in: str | None = None,
 ) -> list[str]:
     """The listed parts whose name has every non-generic word of ``text``, in order
     (``relaxed``: every such word that some listed name has, when the others name no
@@ -408,6 +479,8 @@ def _named(
             return []
         wanted -= dropped
         if typed and not wanted & _part_type_stems():
+            return []
+        if unless_in is not None and wanted <= _stems(unless_in):
             return []
     if not wanted:
         return []

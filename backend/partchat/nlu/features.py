@@ -63,8 +63,11 @@ _FINE = re.compile(
     r"\b(fine|ok|okay|normal|good|cold enough|works|working|no problems?|nothing wrong)\b"
 )
 # For the reading only (the features keep the words): the other compartment "still cold"
-# ("fridge part is still cold tho"); the water still cold is the dishwasher's heating.
-_STILL_COLD = re.compile(r"(?<!water )(?<!water is )\bstill (cold|cool|chilly)\b")
+# ("fridge part is still cold tho", "right side is cold as ever"); the water still cold is
+# the dishwasher's heating.
+_STILL_COLD = re.compile(
+    r"(?<!water )(?<!water is )\bstill (cold|cool|chilly)\b|\b(cold|cool) as ever\b"
+)
 
 
 # A fine word under a negation or a stop says the opposite ("not working", "stopped

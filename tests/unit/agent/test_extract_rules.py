@@ -608,3 +608,77 @@ def test_a_digit_alone_with_filler_or_courtesy_is_a_place_in_the_list() -> None:
     assert referenced_part(convo("ok so 1")) == "PS11753379"
     assert referenced_part(convo("2 pls")) == "PS11759673"
     assert referenced_part(convo("i have 2 dishwashers")) is None
+
+
+def test_a_price_read_off_the_list_picks_the_part_at_it() -> None:
+    assert referenced_part(convo("the 46.14 one")) == "PS11759673"
+    assert referenced_part(convo("the $54.00 seal pls")) == "PS12348515"
+    assert referenced_part(convo("the 99.99 one")) is None  # no part at that price
+
+
+def test_a_comparison_of_two_places_shows_the_first() -> None:
+    assert referenced_part(convo("whats the difference between 2 and 3")) == "PS11759673"
+
+
+def test_words_of_the_part_in_focus_pick_nothing_from_the_list_before() -> None:
+    listed = AIMessage(
+        "1. **Dishwasher INLET VALVE** (PS12578165) · $52.45\n"
+        "2. **Water Inlet Valve** (PS11730996) · $48.95"
+    )
+    details = AIMessage(
+        "**Dishwasher INLET VALVE** (PS12578165) · $52.45\n- Whirlpool · Water Inlet Valve"
+    )
+    messages = [*convo("the first one", listed), details]
+    asked = HumanMessage("do i need to shut the water off first? how do i install it")
+    assert referenced_part([*messages, asked]) is None
+
+
+@pytestmark_catalog
+async def test_a_manufacturer_number_of_letters_only_is_found_in_capitals(
+    catalog: Catalog,
+) -> None:
+    assert (await extract("RPWFE", catalog))["part_numbers"] == ["PS10063209"]
+    # capitals that are no part's own manufacturer number are words
+    for text in ("is it EASY to install", "I NEED A DRAIN PUMP ASAP", "rpwfe"):
+        assert (await extract(text, catalog))["part_numbers"] == [], text
+
+
+def test_stock_price_and_that_one_choose_among_the_kind_asked_for() -> None:
+    listed = AIMessage(
+        "1. **Handle** (PS11711867) · $44.83 · In Stock\n"
+        "2. **Handle** (PS3535298) · $17.17 · Special Order\n"
+        "3. **Gasket** (PS3524965) · $13.75 · In Stock"
+    )
+
+    def after(text: str) -> list[BaseMessage]:
+        asked = HumanMessage("LDF7551WW, the door handle came off. do u have a replacement")
+        return [asked, listed, HumanMessage(text)]
+
+    assert referenced_part(after("the one thats in stock pls")) == "PS11711867"
+    assert referenced_part(after("the cheaper one")) == "PS3535298"  # not the gasket
+    one = AIMessage(
+        "1. **Ice Maker Assembly** (PS11765620) · $77.15 · In Stock\n"
+        "2. **Water Filter** (PS11722130) · $75.79 · In Stock"
+    )
+    asked = HumanMessage("replacement ice maker for whirlpool 10672002011?")
+    assert referenced_part([asked, one, HumanMessage("that one. in stock?")]) == "PS11765620"
+
+
+def test_by_price_after_one_parts_details_chooses_in_the_list_before() -> None:
+    details = AIMessage("**Dishwasher Drain Pump** (PS11753379) · $59.95 · In Stock")
+    messages = [*convo("the first one"), details, HumanMessage("ok ill just take the cheaper one")]
+    assert referenced_part(messages) == "PS11759673"
+
+
+def test_a_named_part_asked_whether_to_fit_it_oneself_is_picked() -> None:
+    text = "the door seal, is that something i can do myself"
+    assert referenced_part(convo(text)) == "PS12348515"
+
+
+def test_a_comparison_by_a_word_only_one_listed_name_has() -> None:
+    panels = AIMessage(
+        "1. **Control Panel - Black** (PS11723016) · $170.09\n"
+        "2. **Control Panel and Touchpad - White** (PS11723017) · $173.65"
+    )
+    text = "whats the price difference between the black one and the white one"
+    assert referenced_part(convo(text, panels)) == "PS11723016"
