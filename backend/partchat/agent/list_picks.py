@@ -37,11 +37,14 @@ _ORDINAL = re.compile(
     re.IGNORECASE,
 )
 # "ok that one", "yes this one please": a pick with nothing but the pointing word
+_POINTING = r"^\W*((ok(ay)?|yes|yeah|yep|sure|cool|great|perfect)\W+)*(that|this)"
 THAT_ONE = re.compile(
-    r"^\W*((ok(ay)?|yes|yeah|yep|sure|cool|great|perfect)\W+)*(that|this)( one)?"
-    r"(\W+(please|pls|then|thanks|thx))*\W*$",
+    rf"{_POINTING}( one)?(\W+(please|pls|then|thanks|thx))*\W*$",
     re.IGNORECASE,
 )
+# "that one. in stock?": the pointing words first, then maybe a question ("that one is
+# broken" says something of its own)
+_THAT_ONE_FIRST = re.compile(rf"{_POINTING} one\b(?!\s+\w+\s+(is|was)\b)", re.IGNORECASE)
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
     str(i): i for i in range(1, 10)
 }
@@ -254,9 +257,9 @@ def referenced_part(
     text = messages[-1].text
     answers = [m for m in messages[-7:-1] if isinstance(m, AIMessage)][-3:]
     listings = [m.text for m in answers if numbers.search(m.text)]
-    asked = _requests(messages)
     if not listings:
         return None
+    asked = _requests(messages[-8:])
     lists = [t for t in listings if _is_list(t, numbers)]
     ordinal, other = _ORDINAL.search(text), _OTHER.search(text)
     if lists and (ordinal or other) and not _BY_PRICE.search(text):
@@ -278,13 +281,6 @@ def referenced_part(
             if pointed := _pointed(listing, text, numbers, focus=listings[-1], asked=about):
                 break
     return pointed
-
-
-# "that one", "ok that one. in stock?": the part pointed at, then maybe a question
-_THAT_ONE_FIRST = re.compile(
-    r"^\W*((ok(ay)?|yes|yeah|yep|sure|cool|great|perfect)\W+)*(that|this) one\b(?!\s+\w+\s+(is|was)\b)",
-    re.IGNORECASE,
-)
 
 
 def _of_kind(items: dict[str, str], asked: str) -> list[str]:
@@ -355,13 +351,17 @@ def _pointed(
     if not items:
         return None
     numbers = list(items)
-    # The listed parts of the kind the shopper asked for ("need a door shelf bin …" lists
-    # cams too): "the one in stock", "the cheaper one", "that one" choose among them.
-    kind = _of_kind(items, asked) if asked else []
-    wanted = kind if 0 < len(kind) < len(numbers) else numbers
+
+    def wanted() -> list[str]:
+        """The listed parts of the kind the shopper asked for ("need a door shelf bin …"
+        lists cams too): "the one in stock", "the cheaper one", "that one" choose among
+        them."""
+        kind = _of_kind(items, asked) if asked else []
+        return kind if 0 < len(kind) < len(numbers) else numbers
+
     if _BY_STOCK.search(text):
         # "the one in stock pls": the only listed part in stock
-        stocked = [ps for ps in wanted if _IN_STOCK.search(items_lines[ps])]
+        stocked = [ps for ps in wanted() if _IN_STOCK.search(items_lines[ps])]
         return stocked[0] if len(stocked) == 1 else None
     said = {float(v) for v in _PRICE_SAID.findall(text)}
     if said and prices:
@@ -372,12 +372,12 @@ def _pointed(
     by_price = _BY_PRICE.search(text)
     if by_price and len(prices) > 1:
         # "whichever of the two gaskets is cheaper": among the parts the message names
-        named_too = _named(items, _BY_PRICE.sub(" ", text)) or wanted
+        named_too = _named(items, _BY_PRICE.sub(" ", text)) or wanted()
         among = {ps: prices[ps] for ps in named_too if ps in prices} or prices
         pick = min if by_price["low"] else max
         return pick(among, key=among.__getitem__)
-    if len(wanted) == 1 and _THAT_ONE_FIRST.match(text):
-        return wanted[0]  # "that one. in stock?" after a list with one part of that kind
+    if _THAT_ONE_FIRST.match(text) and len(kind := wanted()) == 1:
+        return kind[0]  # "that one. in stock?" after a list with one part of that kind
     if len(numbers) == 1 and (
         THAT_ONE.match(text)
         or (_ASKS_ABOUT.search(text) and not _named_words(text) and _is_list(listing, pattern))

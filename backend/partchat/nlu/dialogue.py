@@ -584,15 +584,21 @@ def resolve_intent(
         if pending in ("compat", "install"):
             return pending
     if (
+        intent in ("install", "details", ANSWER)
+        and _FIT_WORDS.search(text)
+        and "modelnum" in words
+        and not _INSTALL_WORDS.search(text)
+    ):
+        # "(and) its for a whirlpool 10672013017, thats the right one yeah?" after a part's
+        # steps or details: whether it fits that model, not the job before again
+        return "compat"
+    if (
         elliptical
         and (intent in ("details", ANSWER) or (names_part and not explicit))
         and (names_part or picked_part or "modelnum" in words)
     ):
         # "and PS3406971?", "what about WDF520PADM7": the job before, for the new part or
-        # model ("and is it in stock" names nothing new: its own question); "and its for a
-        # 10672013017, thats the right one yeah?" asks whether it fits that model
-        if _FIT_WORDS.search(text) and "modelnum" in words:
-            return "compat"
+        # model ("and is it in stock" names nothing new: its own question)
         pending = previous_job(messages, understanding)
         if pending in ("compat", "install", "details"):
             return pending
@@ -659,15 +665,6 @@ def resolve_intent(
         pending = previous_job(messages, understanding)
         if pending is not None:
             return pending
-    if (
-        intent in ("install", "details")
-        and _FIT_WORDS.search(text)
-        and "modelnum" in words
-        and not _INSTALL_WORDS.search(text)
-    ):
-        # "oh and its for a whirlpool 10672013017, thats the right one yeah?" after the
-        # steps: whether it fits that model, not the steps again
-        return "compat"
     if (
         intent == "search"
         and not names_part

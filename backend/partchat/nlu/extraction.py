@@ -83,13 +83,10 @@ def appliance_from_words(text: str) -> Appliance | None:
     return best[1] if best else None
 
 
-# The "before" of a letters-only candidate: only a part's own manufacturer number counts.
-_LETTERS_ONLY = "\0letters"
-
-
-def _candidates(text: str) -> list[tuple[str, str]]:
-    """(token, the 20 characters before it) for tokens that could be numbers."""
-    out: list[tuple[str, str]] = []
+def _candidates(text: str) -> list[tuple[str, str, bool]]:
+    """(token, the 20 characters before it, letters only) for tokens that could be
+    numbers."""
+    out: list[tuple[str, str, bool]] = []
     seen: set[str] = set()
     for m in _TOKEN.finditer(text):
         typed = m.group(0).strip(".-/")
@@ -101,7 +98,7 @@ def _candidates(text: str) -> list[tuple[str, str]]:
             # against the part's own (``extract``); other words are no numbers
             if len(token) >= 4 and typed.isupper() and typed.isalpha():
                 seen.add(token)
-                out.append((token, _LETTERS_ONLY))
+                out.append((token, "", True))
             continue
         # Plain numbers: only long ones can be model or manufacturer numbers (not "2019",
         # "$45"), unless a brand, an appliance, "model" or "fits" stands just before
@@ -111,7 +108,7 @@ def _candidates(text: str) -> list[tuple[str, str]]:
         if plain and len(token) < 7 and (len(token) < 4 or not _number_cue().search(before)):
             continue
         seen.add(token)
-        out.append((token, before))
+        out.append((token, before, False))
     return out[:20]
 
 
@@ -123,8 +120,9 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
     unknown_parts: list[str] = []
     models: list[ModelMention] = []
     shape = await catalog.part_number_pattern()
-    for token, before in _candidates(text):
-        if before is _LETTERS_ONLY:
+    for token, before, letters_only in _candidates(text):
+        if letters_only:
+            # only the part's own manufacturer number counts ("EASY" replaces nothing)
             part = await catalog.get_part(token)
             if part is not None and (part["mfr_number"] or "").upper() == token:
                 parts.append(part["ps_number"])
