@@ -6,7 +6,7 @@ from typing import Any
 
 from partchat.agent.offline_writer import write_diagnosis, write_search
 from tests.support.agent_driver import Turn
-from tests.support.dialogues import does_the_job
+from tests.support.dialogues import _resolve, does_the_job
 
 
 def _turn(tool: str, result: dict[str, Any], text: str) -> Turn:
@@ -49,3 +49,15 @@ def test_a_question_instead_of_parts_does_not() -> None:
     result = _diagnosis([], "14693")
     text = "What exactly is your dishwasher doing?"
     assert not does_the_job("diagnose_repair", _turn("diagnose_repair", result, text))
+
+
+def test_a_pick_by_name_is_the_part_whose_name_has_the_word() -> None:
+    listed = (
+        "1. **Water Inlet Valve** (PS11738056) · $60.23: the most common cause of "
+        "*Ice maker not making ice*\n"
+        "2. **ICE MAKER ASSY-LP** (PS17215831) · $108.59: listed as fixing it\n"
+    )
+    assert _resolve("@name:ice maker", listed) == "PS17215831"
+    assert _resolve("@name:valve", listed) == "PS11738056"
+    # a word no name has: the first line that has it
+    assert _resolve("@name:most common", listed) == "PS11738056"

@@ -18,6 +18,7 @@ from partchat.nlu.corpus import Dialogue, Expect
 from tests.support.agent_driver import Conversation, Turn, grounding_problems
 
 _PS = re.compile(r"\bPS\d+\b")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
 ASKS = {
     "model": "**model number**",
     "appliance": "**refrigerator** or a **dishwasher**",
@@ -61,8 +62,12 @@ def _resolve(value: Any, previous: str) -> Any:
         return value
     listed = _listed(previous)
     if value.startswith("@name:"):
+        # the part whose name has the word ("@name:ice maker" is the *Ice Maker Assembly*,
+        # not the *Water Inlet Valve* whose line gives "Ice maker not making ice" as the
+        # reason it is listed); else the first whose line has it
         word = value.removeprefix("@name:").lower()
-        hits = [ps for ps, line in listed if word in line]
+        names = [ps for ps, line in listed if word in " ".join(_BOLD.findall(line))]
+        hits = names or [ps for ps, line in listed if word in line]
         return hits[0] if hits else value
     n = int(value[1:])
     return listed[n - 1][0] if 0 < n <= len(listed) else value

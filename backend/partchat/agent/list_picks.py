@@ -59,10 +59,13 @@ _BY_PRICE = re.compile(
     r"\b(?:more|most) expensive\b|\bpric(?:ier|iest)\b",
     re.IGNORECASE,
 )
-# "the one in stock", "whichever is available", "the in-stock one" (not "is it in stock?")
+# "the one in stock", "whichever is available", "the in-stock one", "whichever of those
+# drawers ships today" (not "is it in stock?")
+_STOCKED = r"in stock|available|ships? (today|now|right away|straight away|fastest|soonest)"
 _BY_STOCK = re.compile(
-    r"\b(the|whichever|which ever)\s+((one|part)\s+)?((that'?s|thats|that is|which is|is|you have)\s+)?"
-    r"(in stock|available)\b|\bthe (in[- ]stock|available) (one|part)\b",
+    r"\b(the|whichever|which ever)\s+((one|part)\s+|of (those|these|them|the)\s+(\w+\s+)?)?"
+    rf"((that'?s|thats|that is|which is|is|you have|that|which|you can)\s+)?({_STOCKED})\b|"
+    r"\bthe (in[- ]stock|available) (one|part)\b",
     re.IGNORECASE,
 )
 _IN_STOCK = re.compile(r"·\s*in stock\b", re.IGNORECASE)
@@ -219,7 +222,14 @@ _ASKS_INSTALL = re.compile(
 )
 # "the difference between the mid spray arm and the lower one", "heater vs thermostat":
 # two listed parts compared; the first one named is the one to show first.
-_COMPARES = re.compile(r"\b(difference between|differences? of|compare\w*|vs\.?|versus)\b", re.I)
+_COMPARES = re.compile(
+    r"\b(difference between|differences? of|compare\w*|vs\.?|versus)\b|"
+    r"\b(what'?s|whats|what is|how'?s|hows|how are they|how do they) (different|differ)\b",
+    re.I,
+)
+# "the 1 and the 3, whats different between them": the parts compared said before
+_THEM = re.compile(r"^\W*(between\s+)?(them|those|these|the two|both|each other)?\W*$", re.I)
+_PLACES_FIRST = re.compile(r"^\W*(?:the |number |no\.? |#)?([1-5])(?:st|nd|rd|th)?\b", re.I)
 _PLACE_ALONE = re.compile(r"^\W*(?:the |number |no\.? |#)?([1-5])\W*$", re.IGNORECASE)
 _SECOND_OF_TWO = re.compile(r"\b(?:and|or|vs\.?|versus)\b|,", re.IGNORECASE)
 
@@ -294,6 +304,14 @@ def _of_kind(items: dict[str, str], asked: str) -> list[str]:
     return [ps for ps, line in items.items() if kind <= _stems(line)]
 
 
+def _headed(items: dict[str, str], text: str) -> list[str]:
+    """The listed parts whose name ends in a part-type word of ``text`` ("whichever of
+    those drawers ships today" → the *Crisper Drawer*, not the *Crisper Drawer Roller*)."""
+    said = _stems(text) & _part_type_stems()
+    heads = {ps: _NAME_WORD.findall(line)[-1:] for ps, line in items.items()}
+    return [ps for ps, head in heads.items() if head and stem(head[0]) in said]
+
+
 def _requests(messages: Sequence[BaseMessage]) -> dict[str, str]:
     """Each answer's text → the shopper's message it answered."""
     out: dict[str, str] = {}
@@ -356,7 +374,7 @@ def _pointed(
         """The listed parts of the kind the shopper asked for ("need a door shelf bin …"
         lists cams too): "the one in stock", "the cheaper one", "that one" choose among
         them."""
-        kind = _of_kind(items, asked) if asked else []
+        kind = _headed(items, text) or (_of_kind(items, asked) if asked else [])
         return kind if 0 < len(kind) < len(numbers) else numbers
 
     if _BY_STOCK.search(text):
@@ -372,7 +390,7 @@ def _pointed(
     by_price = _BY_PRICE.search(text)
     if by_price and len(prices) > 1:
         # "whichever of the two gaskets is cheaper": among the parts the message names
-        named_too = _named(items, _BY_PRICE.sub(" ", text)) or wanted()
+        named_too = _headed(items, text) or _named(items, _BY_PRICE.sub(" ", text)) or wanted()
         among = {ps: prices[ps] for ps in named_too if ps in prices} or prices
         pick = min if by_price["low"] else max
         return pick(among, key=among.__getitem__)
@@ -398,9 +416,12 @@ def _pointed(
         # "what's the difference between the mid spray arm and the lower one", "door seal
         # vs filter": the part the comparison names first, when it is listed (else the
         # options, a search)
-        rest = text if compares[1].lower() in ("vs", "vs.", "versus") else text[compares.end() :]
+        word = (compares[1] or "").lower()
+        rest = text if word in ("vs", "vs.", "versus") else text[compares.end() :]
+        if _THEM.match(rest):
+            rest = text[: compares.start()]  # "the 1 and the 3, whats different between them"
         first = _SECOND_OF_TWO.split(rest, maxsplit=1)[0]
-        place = _PLACE_ALONE.match(first)
+        place = _PLACE_ALONE.match(first) or _PLACES_FIRST.match(first)
         if place is not None:
             # "whats the difference between 1 and 2": the first place compared
             index = int(place[1]) - 1

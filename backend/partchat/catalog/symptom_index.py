@@ -19,6 +19,11 @@ _FAILURE_PHRASES = (
     "dead",
     "failed",
     "broke",
+    "gave up",
+    "gave out",
+    "conked out",
+    "packed up",
+    "crapped out",
     "does not work",
     "will not work",
 )

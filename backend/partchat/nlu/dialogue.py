@@ -688,8 +688,10 @@ def resolve_intent(
         # was picked above). A model given with where it is written ("sticker inside the
         # door") continues the job.
         return "search"
-    if _FIT_WORDS.search(text) and "modelnum" in words:
-        return "compat"  # "that's the right one for a 10639427990 yeah?"
+    if _FIT_WORDS.search(text) and ("modelnum" in words or _YES.match(text)):
+        # "that's the right one for a 10639427990 yeah?"; "yeah check it fits pls" to
+        # "Want the installation steps?" asks for the fit check instead
+        return "compat"
     if (
         _YES.match(text)
         and not acknowledges(text)

@@ -16,7 +16,7 @@ from partchat.catalog.vocab import part_type_keywords
 
 from .temperatures import spelled_numbers, states
 
-FEATURES_VERSION = 10
+FEATURES_VERSION = 11
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -26,13 +26,19 @@ _SMALL_NUMBER = re.compile(r"\b\d{1,3}(?:f|c)?\b")
 _APOSTROPHE = re.compile(r"['’`´]")
 _NON_WORD = re.compile(r"[^a-z0-9?]+")
 _QUESTION = re.compile(r"\?")
+# Idioms of a thing failing, said as the word the corpus uses for them ("the ice maker gave
+# up on me" is "quit"): each is too rare in the corpus for the classifier to learn.
+_GAVE_UP = re.compile(
+    r"\b(gave (up|out)|conked out|packed (up|in)|crapped out|pooped out|bit the dust|"
+    r"kicked the bucket|(went|is|gone) kaput|croaked)\b"
+)
 
 
 @lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
     """Lower case, apostrophes dropped ("won't" → "wont"), numbers (in digits or in
     words: "forty five") as placeholders."""
-    text = spelled_numbers(_APOSTROPHE.sub("", text.lower()))
+    text = _GAVE_UP.sub("quit", spelled_numbers(_APOSTROPHE.sub("", text.lower())))
     text = _PS.sub(" psnum ", text)
     text = _NUMBER.sub(" modelnum ", text)
     text = _SMALL_NUMBER.sub(" smallnum ", text)
@@ -66,7 +72,8 @@ _FINE = re.compile(
 # ("fridge part is still cold tho", "right side is cold as ever"); the water still cold is
 # the dishwasher's heating.
 _STILL_COLD = re.compile(
-    r"(?<!water )(?<!water is )\bstill (cold|cool|chilly)\b|\b(cold|cool) as ever\b"
+    r"(?<!water )(?<!water is )\bstill (cold|cool|chilly|icy|frosty)\b|"
+    r"\b(cold|cool|chilly|icy|frosty|frozen) as (it )?ever\b"
 )
 
 

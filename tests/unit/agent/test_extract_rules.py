@@ -565,6 +565,19 @@ def test_the_one_in_stock_is_the_only_listed_part_in_stock() -> None:
     both = AIMessage(arms.text.replace("Special Order", "In Stock"))
     assert referenced_part(convo("the one in stock", both)) is None  # not one part
     assert referenced_part(convo("is it in stock?", arms)) is None  # a question, no pick
+    assert referenced_part(convo("whichever of those ships today", arms)) == "PS8703130"
+
+
+def test_a_part_type_said_with_the_one_in_stock_is_the_listed_name_ending_in_it() -> None:
+    drawers = AIMessage(
+        "1. **Crisper Drawer** (PS12347929) · $101.81 · In Stock\n"
+        "2. **Crisper Drawer Roller** (PS7321350) · $28.95 · In Stock\n"
+        "3. **Crisper Drawer Frame** (PS427282) · $78.35 · Special Order"
+    )
+    asked = "whichever of those drawers ships today"
+    assert referenced_part(convo(asked, drawers)) == "PS12347929"
+    assert referenced_part(convo("the cheaper drawer", drawers)) == "PS12347929"
+    assert referenced_part(convo("the one in stock", drawers)) is None  # two of them
 
 
 def test_of_names_that_all_fit_the_one_with_most_of_the_words_is_picked() -> None:
@@ -618,6 +631,10 @@ def test_a_price_read_off_the_list_picks_the_part_at_it() -> None:
 
 def test_a_comparison_of_two_places_shows_the_first() -> None:
     assert referenced_part(convo("whats the difference between 2 and 3")) == "PS11759673"
+    # the places said first, the comparison after them
+    said_first = "the 3 and the 1, whats different between them"
+    assert referenced_part(convo(said_first)) == "PS12348515"
+    assert referenced_part(convo("whats different between the filter and 1")) == "PS11759673"
 
 
 def test_words_of_the_part_in_focus_pick_nothing_from_the_list_before() -> None:

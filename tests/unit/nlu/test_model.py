@@ -291,6 +291,10 @@ def test_words_that_only_take_up_offered_steps_install_whatever_the_classifier_r
         for read_as in ("compat", "details", "answer", "thanks"):
             got = resolve_intent(read_as, messages, model, picked_part=False)
             assert got == "install", (text, read_as)
+    # a yes that asks for the fit check instead is the fit check
+    for text in ("yeah check it fits pls", "yes see if it fits", "ok but is it the right part"):
+        messages[-1] = HumanMessage(text)
+        assert resolve_intent("answer", messages, model, picked_part=False) == "compat", text
     # an acknowledgement alone, or a new question, takes up nothing
     for text, read_as in (("cool thanks", "thanks"), ("sure, does it fit a WDT780SAEM1", "compat")):
         messages[-1] = HumanMessage(text)
@@ -327,9 +331,16 @@ def test_a_fine_word_under_a_negation_or_a_stop_says_no_part_is_fine() -> None:
         "fridge ok",
         "fridge part is still cold",
         "right side is cold as ever",
+        "top freezer side is chilly as ever",
     ):
         out = without_fine_clauses(f"not draining, {text}")
         assert out is not None and "draining" in out and text.split()[-1] not in out, text
+
+
+def test_idioms_of_failing_read_as_the_corpus_word() -> None:
+    for text in ("the ice maker gave up on me", "pump conked out", "it bit the dust"):
+        assert features(text)["w:quit"] == 1, text
+    assert features("gave it a go")["w:gave"] == 1  # not every "gave"
 
 
 def test_a_negated_stop_is_one_word_nonstop() -> None:
