@@ -54,6 +54,7 @@ _PRICE = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
 # "the cheaper of the two", "the most expensive one"
 # A price read off the list ("the 41.95 one", "the $13.75 gasket"): dollars and cents.
 _PRICE_SAID = re.compile(r"(?<![\w.])\$?(\d{1,4}\.\d\d)(?![\w.])")
+_DOLLARS_SAID = re.compile(r"(?<![\w.])\$(\d{1,4})(?![\d.,])")
 _BY_PRICE = re.compile(
     r"\b(?P<low>cheap(?:er|est)|less expensive|least expensive|lowest price)\b|"
     r"\b(?:more|most) expensive\b|\bpric(?:ier|iest)\b",
@@ -63,9 +64,11 @@ _BY_PRICE = re.compile(
 # drawers ships today" (not "is it in stock?")
 _STOCKED = r"in stock|available|ships? (today|now|right away|straight away|fastest|soonest)"
 _BY_STOCK = re.compile(
-    r"\b(the|whichever|which ever)\s+((one|part)\s+|of (those|these|them|the)\s+(\w+\s+)?)?"
+    r"\b(the|whichever|which ever)\s+((ones?|part)\s+|of (those|these|them|the)\s+(\w+\s+)?)?"
     rf"((that'?s|thats|that is|which is|is|you have|that|which|you can)\s+)?({_STOCKED})\b|"
-    r"\bthe (in[- ]stock|available) (one|part)\b",
+    r"\bthe (in[- ]stock|available) (one|part)\b|"
+    # "whichever one u actually have in stock", "the one you guys have in stock"
+    rf"\b(whichever|which ever|the one)\b[^.?!]{{0,30}}?\b(you|u|ya|y'?all)\b[^.?!]{{0,20}}?({_STOCKED})\b",
     re.IGNORECASE,
 )
 _IN_STOCK = re.compile(r"·\s*in stock\b", re.IGNORECASE)
@@ -193,6 +196,31 @@ _GENERIC_WORDS = frozenset(
         "rather",
         "prefer",
         "option",
+        # chatter around a pick ("yep thats it, do you have it in stock", "gimme the black
+        # one", "wait actually let me see the pump")
+        "yep",
+        "yup",
+        "yea",
+        "actually",
+        "gimme",
+        "give",
+        "wait",
+        "let",
+        "also",
+        "guys",
+        "anyway",
+        "kinda",
+        "nvm",
+        "mine",
+        "mines",
+        "yikes",
+        "ugh",
+        "dang",
+        "darn",
+        "oof",
+        "whoa",
+        "wow",
+        "geez",
         # a closing thanks ("the defrost heater thanks")
         "thanks",
         "thank",
@@ -261,10 +289,24 @@ def referenced_part(
     A place in a list and "the other one" point into the newest answer that is a list
     (numbered parts), up to three answers back ("the first part you showed me" after one
     part's details), a place that list lacks into the newest one that has it; a name, into
-    the newest answer that has it."""
+    the newest answer that has it. Words that send the shopper back ("from the first
+    list", "back to", "instead") look for a name six answers back."""
     if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
         return None
-    text = messages[-1].text
+    text = str(messages[-1].text)
+    said = _EARLIER.sub(" ", text)
+    if said != text and not _WHICH_OR_ANY.search(said) and not _WANTS_OPTIONS.search(said):
+        # "the latch spring from the first list", "back to the gray one": a part named
+        # in any of the last six answers, by its name ("back to", "instead": not the
+        # newest answer's part)
+        answers = [m for m in messages[-13:-1] if isinstance(m, AIMessage)][-6:]
+        if _AWAY.search(text) and answers and not _is_list(answers[-1].text, numbers):
+            answers = answers[:-1]
+        listings = [m.text for m in answers if numbers.search(m.text)]
+        named = [p for t in reversed(listings) if (p := _named_in(t, said, numbers))]
+        if named:
+            return named[0]
+        text = said
     answers = [m for m in messages[-7:-1] if isinstance(m, AIMessage)][-3:]
     listings = [m.text for m in answers if numbers.search(m.text)]
     if not listings:
@@ -293,6 +335,32 @@ def referenced_part(
     return pointed
 
 
+# Words that send the shopper back to an earlier answer ("the hinge from the list", "the
+# drip pan from before", "back to the gray one", "the chute door one instead").
+_EARLIER = re.compile(
+    r"\b(from|off) (the|that|your|ur|ya) ((first|1st|other|earlier|previous|last|"
+    r"original|old|top) )?(list|search|results?|answer)\b|"
+    r"\b(from|like) (before|earlier)\b|\b(you|u) (showed|listed|gave|mentioned|said)( me)?"
+    r"( (before|earlier|first|at first))?\b|\b(go|going|come|coming) back to\b|\bback to\b|"
+    r"\binstead\b",
+    re.IGNORECASE,
+)
+
+_AWAY = re.compile(r"\bback to\b|\binstead\b", re.IGNORECASE)
+
+
+def _named_in(answer: str, text: str, numbers: re.Pattern[str]) -> str | None:
+    """The one part of ``answer`` (a list or one part's answer) that ``text`` names, by the
+    words of its name that name a part type or tell listed parts apart."""
+    items: dict[str, str] = {}
+    for line in answer.splitlines():
+        bold = _BOLD.findall(line)
+        for ps in numbers.findall(line):
+            items.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
+    named = _named(items, text) or _named(items, text, relaxed=True, typed=True)
+    return named[0] if named else None
+
+
 def _of_kind(items: dict[str, str], asked: str) -> list[str]:
     """The listed parts whose names have every part-type word of ``asked`` that some
     listed name has ("door shelf bin" → the *Door Shelf Bin*, not the *Door Cam*; "the
@@ -313,12 +381,21 @@ def _headed(items: dict[str, str], text: str) -> list[str]:
 
 
 def _requests(messages: Sequence[BaseMessage]) -> dict[str, str]:
-    """Each answer's text → the shopper's message it answered."""
+    """Each search's answer text → the shopper's message it answered (a diagnosis lists
+    the parts of a problem, whatever part the shopper wondered about: "is it normally the
+    pump that goes on these?")."""
     out: dict[str, str] = {}
     for before, answer in itertools.pairwise(messages):
-        if isinstance(before, HumanMessage) and isinstance(answer, AIMessage):
+        if (
+            isinstance(before, HumanMessage)
+            and isinstance(answer, AIMessage)
+            and not _DIAGNOSIS.search(answer.text)
+        ):
             out[answer.text] = before.text
     return out
+
+
+_DIAGNOSIS = re.compile(r"\bthese parts are the usual fix\b")
 
 
 # "the other one", "no, the other part": the one of two that is not in focus
@@ -387,6 +464,12 @@ def _pointed(
         at = [ps for ps, price in prices.items() if price in said]
         if len(at) == 1:
             return at[0]
+    dollars = {int(v) for v in _DOLLARS_SAID.findall(text)}
+    if dollars and prices:
+        # "ill take the $12 one": the listed part whose price is that many dollars
+        at = [ps for ps, price in prices.items() if int(price) in dollars]
+        if len(at) == 1:
+            return at[0]
     by_price = _BY_PRICE.search(text)
     if by_price and len(prices) > 1:
         # "whichever of the two gaskets is cheaper": among the parts the message names
@@ -434,19 +517,33 @@ def _pointed(
         return named[0] if named else None
     if _WANTS_OPTIONS.search(text):
         return None  # "what drain pump do i need for it then": the options, a search
-    named = _named(items, text)
+    named = _named(items, _NOT_THAT_ONE.sub(" ", text))
     if not named and _ASKS_INSTALL.search(text):
         # "ok ill do the fan first, how do i install that": a part named among other
         # words; the words no listed name has are dropped, unless one names a part
         # type (then it is another part: "how do i install the drain hose")
         named = _named(items, text, relaxed=True, typed=focus is not None, unless_in=focus)
-    if not named and _ASKS_PRICE.search(text) and not _WHICH_OR_ANY.search(text):
+    if (
+        not named
+        and (_ASKS_PRICE.search(text) or _ASKS_FIT.search(text))
+        and not _WHICH_OR_ANY.search(text)
+    ):
         # "merci! the drain pump, how much?", "kindly tell me the price of defrost timer":
         # a question about a listed part named among words of courtesy; the words that
         # are kept must name a part type (not "is my freezer ok?")
         named = _named(items, text, relaxed=True, typed=True)
+    if not named and (head := _HEAD.match(text)) and not _WHICH_OR_ANY.search(text):
+        # "the drum. is that a hard fix?", "the door closing mechanism. on order??": a
+        # listed name, then a question of its own after a stop or a dash
+        named = _named(items, head[1])
     return named[0] if named else None
 
+
+# A few words before a stop, a comma or a dash, and more after them.
+_HEAD = re.compile(r"^\W*((?:\w+\W{0,2}){1,5}?\w+)\s*(?:[.;:!?]+|,|\s[-–—]+)\s*\S")
+
+# "the drain pump one not the circulation one lol": the part denied names nothing picked
+_NOT_THAT_ONE = re.compile(r"\b(not|n'?t) (the|that) (\w+ ){0,3}?(one|part)\b", re.IGNORECASE)
 
 # A question for the parts of a type that would do, not about one listed part.
 # "what drain pump do i need", and whether the model has one at all ("does it have a mid
@@ -466,6 +563,7 @@ _ASKS_ABOUT = re.compile(rf"\?|\b({_ABOUT_WORDS})\b", re.IGNORECASE)
 # that asks which of the parts is of a type ("which one is the spray arm?", "any of those
 # the circulation pump?") is a search for that type, whose results say what fits.
 _ASKS_PRICE = re.compile(rf"\b({_ABOUT_WORDS}|available|availability)\b", re.IGNORECASE)
+_ASKS_FIT = re.compile(r"\b(fits?|compatible|work (with|for|in|on))\b", re.IGNORECASE)
 _WHICH_OR_ANY = re.compile(r"\b(which|any|among|of (those|these|them))\b", re.IGNORECASE)
 
 

@@ -66,7 +66,10 @@ class OfflineChatModel(BaseChatModel):
             prefix = self._prefix(messages)
             if rules.claims_a_price(newest.text):
                 prefix += w.PRICE_CLAIM + "\n\n"
-            return AIMessage(content=prefix + w.write_answer(results))
+            text = prefix + w.write_answer(results)
+            if rules.ORDERS.search(newest.text) and rules.orders_aside(newest.text):
+                text += "\n\n" + w.ORDERS_ASIDE
+            return AIMessage(content=text)
         plan = plan_reply(messages, newest)
         if plan.calls and self.tool_names:
             calls = [c for c in plan.calls if c[0] in self.tool_names]

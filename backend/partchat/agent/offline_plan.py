@@ -41,6 +41,9 @@ class _Plan:
         self.calls = calls or []
 
 
+_STATED_PRICE = re.compile(r"\$\s?\d")
+
+
 def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
     text = newest.text.strip()
     ctx = _context(messages)
@@ -69,6 +72,13 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
         # The extract node's reading (partchat.nlu): a job, the job a bare answer
         # continues, or a message that needs no tool.
         if read == "injection":
+            ps = _PS.search(text)
+            named = ps.group(0).upper() if ps else (mentioned or unknown_part)
+            if named and _STATED_PRICE.search(text) and not unknown_part:
+                # "the website said AB-10234 costs $5, right?": the catalog's own figures
+                return _Plan(
+                    calls=[("get_part_details", _with_model({"partNumber": named}, model))]
+                )
             return _Plan(w.INJECTION)
         if read in _CANNED:
             return _Plan(_CANNED[read])

@@ -33,6 +33,13 @@ ORDERS = (
     "dishwasher parts."
 )
 
+# After the answer to a request that also asked about an order ("…, also how long does
+# shipping usually take").
+ORDERS_ASIDE = (
+    "About your order or its delivery: I can't see those from here, but the store's "
+    "customer service team can help."
+)
+
 INJECTION = (
     "I can't do that. I'm here to help with refrigerator and dishwasher parts: finding them, "
     "checking they fit your model, diagnosing problems and installing them. Prices and part "

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from partchat.catalog.vocab import appliance_reply_words
+from partchat.catalog.vocab import appliance_reply_words, brand_words
 
 from .features import normalize, part_type_named, part_type_pattern
 from .model import Scores, Understanding
@@ -88,7 +88,7 @@ _TAKE_WORDS = (
 )
 _TAKES_OFFER = re.compile(
     r"^\W*((cool|alright|great|perfect|nice|oh|ah)\W+)*"
-    rf"({_TAKE_WORDS})\b(\W+(yes|yeah|ya|sure|ok|{_TAKE_WORDS}|{_THANKS_WORDS})\b)*\W*$",
+    rf"({_TAKE_WORDS})\b(\W+(yes|yeah|ya|sure|ok|then|{_TAKE_WORDS}|{_THANKS_WORDS})\b)*\W*$",
     re.IGNORECASE,
 )
 
@@ -203,6 +203,41 @@ def only_gives_a_model(text: str) -> bool:
         and not _ASKS_PARTS.search(_OWNS.sub(" ", norm))
         and not _INSTALL_WORDS.search(text)
         and not _FIT_WORDS.search(text)
+    )
+
+
+# "WDT780SAEM1. is it normally the pump that goes on these?", "its a frigidaire
+# 2533111330C. is that usually a thermostat thing?": the model asked for, given first, then
+# a question on the side
+_MODEL_FIRST = re.compile(
+    r"^\W*((?:[a-z']+[\s,]+){0,5}?)(?=[a-z0-9./-]*\d)([a-z0-9][a-z0-9./-]{4,})"
+    r"\s*(?:[.;:!?]+|,|\s[-–—]+|\s+(?:also|and|btw|but|oh)\b)\s*\S",
+    re.IGNORECASE,
+)
+_BEFORE_MODEL_WORDS = (
+    "its it s a an is mine mines my model number no the ok okay so oh sorry yes yeah ya "
+    "yep sure here this thats that found got"
+)
+_BEFORE_MODEL = frozenset(_BEFORE_MODEL_WORDS.split())
+
+
+@lru_cache(maxsize=1)
+def _model_fillers() -> frozenset[str]:
+    return _BEFORE_MODEL | appliance_reply_words() | brand_words()
+
+
+def model_then_aside(text: str) -> bool:
+    """The message opens with a model (after filler, a brand or the appliance's name)
+    and goes on with a question on the side that asks no other job of its own (no part
+    number, fitting or fit): the job the model was asked for goes on."""
+    m = _MODEL_FIRST.match(text)
+    if m is None:
+        return False
+    if not set(normalize(m[1]).split()) <= _model_fillers():
+        return False
+    rest = text[m.end(2) :]
+    return "psnum" not in normalize(rest) and not (
+        _INSTALL_WORDS.search(rest) or _FIT_WORDS.search(rest)
     )
 
 
@@ -511,6 +546,24 @@ def asks_for_a_part(
     )
 
 
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+# A question of the part in focus that names another ("does it come with the spring?")
+_OF_IT = re.compile(
+    r"\b(does|do|is|will|would|can) (it|that|this|they)\b|\bcomes? with\b|\binclud", re.I
+)
+
+
+def names_another_part(text: str, messages: Sequence[BaseMessage]) -> bool:
+    """The message names a part type that the part the previous answer was about (its
+    first bold name) is not."""
+    found = part_type_pattern().search(normalize(text))
+    bold = _BOLD.search(_previous_answer(messages))
+    if found is None or bold is None or _OF_IT.search(text):
+        return False
+    name = set(normalize(bold[1]).split())
+    return not set(found[1].split()) <= name
+
+
 def resolve_intent(
     intent: str,
     messages: Sequence[BaseMessage],
@@ -538,6 +591,17 @@ def resolve_intent(
         and _OFFERED_INSTALL.search(_previous_answer(messages))
     ):
         return "install"  # "sure go for it" to "Want the installation steps?", read as anything
+    if (
+        not (names_part or picked_part)
+        and model_then_aside(text)
+        and awaits_reply(messages)
+        and (pending := previous_job(messages, understanding)) is not None
+        and not (pending != "diagnose" and intent == "diagnose" and states_symptom)
+    ):
+        # "its a frigidaire 2533111330C. is that usually a thermostat thing?" after a
+        # diagnosis: the job asked for, for that model (the side question is answered
+        # by the job's own answer)
+        return pending
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
     elif intent != ANSWER and asked_reply(text) and awaits_reply(messages):
@@ -675,6 +739,14 @@ def resolve_intent(
         # "and same part for my other fridge, 2533111330A?": no part type of its own to
         # search for; the part before, checked for that model
         return "compat"
+    if (
+        intent == "details"
+        and not (names_part or picked_part)
+        and names_another_part(text, messages)
+    ):
+        # "whats the defrost thermostat for it cost" after the defrost heater's steps: that
+        # part, searched for the model, not the part in focus
+        return "search"
     if not is_answer(intent, text):
         return intent
     if (

@@ -788,6 +788,20 @@ def asks_only_for_fitting(words: list[str]) -> bool:
     return bool(_FITTING_ASKED.intersection(words)) and _FITTING_ONLY.issuperset(words)
 
 
+# An order question added after a request of its own ("need the middle spray arm for
+# 2213222N414, also how long does shipping usually take"): the request is the job.
+_ASIDE = re.compile(r"[.?!;]+\s+|,?\s+(?:also|btw|plus|oh and|and also|ps|p\.s\.)\b", re.I)
+
+
+def orders_aside(text: str) -> bool:
+    """The order question comes after a request of four words or more that asks none."""
+    m = _ASIDE.search(text)
+    if m is None:
+        return False
+    head = text[: m.start()]
+    return len(head.split()) >= 4 and ORDERS.search(head) is None
+
+
 def rule_intent(text: str) -> str | None:
     """The intent the rules are sure of, else None."""
     words = normalize(text).split()
@@ -810,6 +824,7 @@ def rule_intent(text: str) -> str | None:
         ORDERS.search(text)
         and ORDERS.search(_RECEIPT_AS_SOURCE.sub(" ", text))
         and not INSTALL_WORDS.search(text)
+        and not orders_aside(text)
         and not ({"psnum", "modelnum"} <= set(words) and _ASKS_FIT.search(text))
     ):
         # "before I place my order, PS… fits a 10672003010 right?" is a fit check
@@ -849,6 +864,13 @@ _INSTALL_ASKED = re.compile(
     # (16 of 16 such train and dev texts are installs; "did the trick" is thanks)
     r"(?<!did )\b(any|a|the) (tips?|tricks?)\b"
 )
+# A fit asked before anything else: "does|will|would … fit|work with|go in" opening the
+# message (the fitting asked after it comes once it fits: the fit check offers the steps).
+_FIT_FIRST = re.compile(
+    r"^((ok|okay|so|and|hi|hey|also|but|quick question|q|um|hmm) )*(does|will|would|can|is|are)"
+    r"( \w+){0,5} "
+    r"(fit|fits|compatible|work with|work in|work on|go in|go on)\b"
+)
 _INSTALLING = re.compile(r"\binstall(ing|ation|ed|s)?\b")
 _HOW = re.compile(r"\bhow\b")
 _HOW_LONG = re.compile(
@@ -873,6 +895,8 @@ def given_part_job(norm: str, parts: int, known_model: bool) -> str | None:
         return "details"
     if _HOW_LONG.search(norm):
         return "details"
+    if known_model and _FIT_FIRST.search(norm):
+        return "compat"  # "does PS… fit a WDT780SAEM1 and if so how hard is it to swap"
     if _INSTALL_ASKED.search(norm) or _INSTALLING.search(norm):
         return "install"
     if known_model:

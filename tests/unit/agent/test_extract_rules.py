@@ -287,7 +287,8 @@ def convo(text: str, previous: BaseMessage = LIST_ANSWER) -> list[BaseMessage]:
         # an ordinal that opens the message
         ("2nd looks right", "PS11759673"),
         ("1st pls, price and stock?", "PS11753379"),
-        ("first time doing this, how do I fit the filter", None),  # not an ordinal
+        # not an ordinal: the part its fitting is asked for
+        ("first time doing this, how do I fit the filter", "PS11759673"),
         # by price
         ("the cheaper one", "PS11759673"),
         ("the most expensive of those", "PS11753379"),
@@ -699,3 +700,85 @@ def test_a_comparison_by_a_word_only_one_listed_name_has() -> None:
     )
     text = "whats the price difference between the black one and the white one"
     assert referenced_part(convo(text, panels)) == "PS11723016"
+
+
+def test_a_part_named_from_an_earlier_list_is_picked_there() -> None:
+    listed = AIMessage(
+        "1. **Dishwasher Drain Pump** (PS11753379) · $59.95\n"
+        "2. **Door Latch Spring** (PS11748490) · $8.95\n"
+        "3. **Dishwasher Filter** (PS11759673) · $46.14"
+    )
+    details = AIMessage("**Dishwasher Drain Pump** (PS11753379) · $59.95\n- Whirlpool")
+    steps = AIMessage("Here's how to install the **Dishwasher Drain Pump** (PS11753379).")
+    thanks = AIMessage("You're welcome! Anything else I can help with?")
+    history = [
+        HumanMessage("not draining"), listed, HumanMessage("1"), details,
+        HumanMessage("steps?"), steps, HumanMessage("ok"), thanks,
+    ]  # fmt: skip
+    for text in (
+        "actually wait whats the latch spring from the first list cost",
+        "and the latch spring from before, is that in stock?",
+        "ok go back to the latch spring",
+        "hmm actually the latch spring instead",
+    ):
+        assert referenced_part([*history, HumanMessage(text)]) == "PS11748490", text
+    # "the first list" is no place in a list, and a question for the parts that would do
+    # is a search
+    assert referenced_part([*history, HumanMessage("the filter from the first list")]) == (
+        "PS11759673"
+    )
+    which = HumanMessage("back to the dishwasher, which one is the filter")
+    assert referenced_part([*history, which]) is None
+
+
+def test_back_to_a_part_is_not_the_part_in_focus() -> None:
+    baskets = AIMessage(
+        "1. **Silverware Basket - Gray** (PS11743069) · $39.10\n"
+        "2. **Silverware Basket - White** (PS3498171) · $35.00"
+    )
+    fit = AIMessage("Yes! The **Silverware Basket - White** (PS3498171) fits your **ADW862EAB**.")
+    messages = [
+        HumanMessage("silverware basket ADW862EAB"), baskets,
+        HumanMessage("does PS3498171 fit"), fit,
+        HumanMessage("ah ok. back to the basket then, how do i put it in"),
+    ]  # fmt: skip
+    assert referenced_part(messages) == "PS11743069"
+
+
+def test_a_listed_name_before_a_question_of_its_own_is_picked() -> None:
+    assert referenced_part(convo("the door seal. is that a hard fix?")) == "PS12348515"
+    assert referenced_part(convo("the filter - on order?? when will it be back")) == "PS11759673"
+    text = "the drain pump one not the door seal one lol, is it in stock"
+    assert referenced_part(convo(text)) == "PS11753379"
+
+
+def test_picks_by_stock_whole_dollars_a_descriptor_and_a_fit_question() -> None:
+    arms = AIMessage(
+        "1. **SPRAY ARM - Black** (PS8703130) · $63.03 · Special Order\n"
+        "2. **SPRAY ARM - Gray** (PS8715035) · $12.55 · In Stock"
+    )
+    for text in (
+        "whichever one u actually have in stock",
+        "ill take whichever ones in stock, need it by the weekend",
+        "ill take the $12 one",
+        "gimme the gray one, price?",
+        "yep the gray one",
+    ):
+        assert referenced_part(convo(text, arms)) == "PS8715035", text
+    text = "perfect thank you!! oh and does the filter fit my moms 2213223N414 too"
+    assert referenced_part(convo(text)) == "PS11759673"
+
+
+def test_a_diagnosis_list_is_not_narrowed_to_the_part_the_shopper_wondered_about() -> None:
+    listed = AIMessage(
+        "For *Not draining* on your WDT780SAEM1, these parts are the usual fix:\n"
+        "1. **Dishwasher Drain Pump** (PS11753379) · $59.95\n"
+        "2. **Circulation Pump** (PS11750000) · $120.00\n"
+        "3. **Dishwasher Filter** (PS11759673) · $46.14"
+    )
+    messages = [
+        HumanMessage("WDT780SAEM1. is it normally the pump that goes on these?"),
+        listed,
+        HumanMessage("ok whichever one is cheapest lol"),
+    ]
+    assert referenced_part(messages) == "PS11759673"

@@ -14,6 +14,7 @@ from partchat.nlu.dialogue import (
     declines,
     intent_of,
     lacks_model,
+    model_then_aside,
     moves_on,
     names_only_a_part_type,
     only_gives_a_model,
@@ -676,3 +677,50 @@ def test_a_pick_the_classifier_alone_takes_for_thanks_is_the_picked_part(
     assert _after_a_list("ok 3", "thanks", model, picked=True) == "details"
     # the rules' thanks stays thanks
     assert _after_a_list("thanks so much", "thanks", model, picked=True) == "thanks"
+
+
+def test_a_model_given_first_with_a_side_question_continues_the_job(model: Understanding) -> None:
+    asked = AIMessage(
+        "For *Not draining* on a dishwasher, these parts are the usual fix:\n"
+        "1. **Dishwasher Drain Pump** (PS11753379) · $59.95\n\n"
+        "What's the model number? I'll check which of these fit."
+    )
+    for text in (
+        "WDT780SAEM1. is it normally the pump that goes on these?",
+        "its a whirlpool WDT780SAEM1 - do i need to pull it out to look?",
+        "WDT780SAEM1 — is it usually the pump?",
+    ):
+        assert model_then_aside(text), text
+        messages = [HumanMessage("dishwasher wont drain"), asked, HumanMessage(text)]
+        for read_as in ("search", "install", "answer"):
+            got = resolve_intent(read_as, messages, model, picked_part=False)
+            assert got == "diagnose", (text, read_as)
+    # a job of its own after the model, or words before it that are not filler
+    for text in (
+        "WDT780SAEM1. how do i install the pump",
+        "WDT780SAEM1, does PS11753379 fit it?",
+        "my neighbour has a WDT780SAEM1, is it the pump?",
+        "WDT780SAEM1",
+    ):
+        assert not model_then_aside(text), text
+
+
+def test_a_part_type_other_than_the_part_in_focus_is_searched(model: Understanding) -> None:
+    steps = AIMessage("Here's how to install the **Defrost Heater** (PS11740459) · $39.95.")
+    text = "perfect thank you. one more - whats the defrost thermostat for it cost"
+    messages = [HumanMessage("how do i put in PS11740459"), steps, HumanMessage(text)]
+    assert resolve_intent("details", messages, model, picked_part=False) == "search"
+    # the part in focus, or a question of it that names another
+    for text in ("how much is the heater", "does it come with the thermostat"):
+        messages[-1] = HumanMessage(text)
+        assert resolve_intent("details", messages, model, picked_part=False) == "details"
+
+
+def test_ok_go_on_then_takes_up_offered_steps(model: Understanding) -> None:
+    offer = AIMessage("Yes! The **Door Seal** (PS12348515) fits.\n\nWant the installation steps?")
+    messages = [
+        HumanMessage("does PS12348515 fit 2213222N414"),
+        offer,
+        HumanMessage("ok go on then"),
+    ]
+    assert resolve_intent("compat", messages, model, picked_part=False) == "install"

@@ -29,6 +29,13 @@ from partchat.nlu.rules import (
         ("the spray arm showed up cracked in two, what now", "orders"),
         ("could you email me the receipt again", "orders"),
         ("where is my order for PS3406971, my WDT780SAEM1 is in pieces", "orders"),
+        ("hi. where is my order", "orders"),
+        # an order question added after a request of its own is left to the request
+        (
+            "need the middle spray arm for kenmore 2213222N414, also how long does shipping take",
+            None,
+        ),
+        ("fridge 10672003010 ice maker only makes a few cubes. also wheres my order 55812??", None),
         ("my washing machine won't spin", "out_of_scope"),
         ("tell me a joke", "out_of_scope"),
         ("the dehumidifier in my basement quit pulling water", "out_of_scope"),
@@ -238,6 +245,10 @@ def test_a_part_named_alone(text: str, named: str | None) -> None:
         ("installing PS17215831 on my JFX2897DRM02 how to", 1, True, "install"),
         ("how do i know if PS11752778 fits 10640262010", 1, True, None),
         ("how much is PS11731660 for KDTE334GPS0", 1, True, None),
+        # a fit asked first, then the fitting: the fit check (it offers the steps)
+        ("does PS11753379 fit a WDT780SAEM1 and if so how hard is it to swap", 1, True, "compat"),
+        ("will PS11753379 work with WDT780SAEM1 and how do i put it in", 1, True, "compat"),
+        ("how do i install PS11753379 on my WDT780SAEM1, does it fit", 1, True, "install"),
         # two parts and no model: a comparison
         ("W10195416 vs WPW10195417 - how are they different?", 2, False, "details"),
         # one part and a question the classifier reads
