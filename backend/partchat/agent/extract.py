@@ -20,6 +20,7 @@ from partchat.nlu.dialogue import (
     corrects,
     lacks_model,
     moves_on,
+    names_another_appliance,
     only_gives_a_model,
     only_names_the_appliance,
     resolve_intent,
@@ -126,6 +127,17 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             states_symptom=states_symptom,
             known_model=any(m["known"] for m in found["models"]),
         )
+        if update.get("model_changed_from") and names_another_appliance(said):
+            # "does it fit my sister's WDT780SAEM1 too?": that model is the one in question
+            # now, but it is not the shopper's own, so no "switched your model" note
+            update["model_changed_from"] = None
+        elif not found["models"] and _MINE.search(said):
+            # "and how do i put it in on mine" after a fit check for another appliance:
+            # back to the shopper's own model
+            own = await _own_model(messages[:-1], catalog)
+            if own is not None and own != update.get("product_model"):
+                update["model_changed_from"] = update.get("product_model")
+                update["product_model"] = own
         if (
             lacks_model(said, messages)
             and not update.get("product_model")
@@ -147,6 +159,26 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         return update
 
     return extract_node
+
+
+# The shopper's own appliance, after another's was asked about ("on mine", "my own").
+_MINE = re.compile(r"\b(on|for|in|to) mine\b|\bmy own\b|\bfor me\b|\bmines\b", re.IGNORECASE)
+
+
+async def _own_model(messages: Sequence[BaseMessage], catalog: CatalogReader) -> str | None:
+    """The model the shopper last gave as their own, when a later message gave another
+    appliance's (none otherwise: the model in focus is then theirs)."""
+    others = False
+    for m in reversed([m for m in messages if isinstance(m, HumanMessage)][-8:]):
+        found = await extract(m.text, catalog)
+        known = [x["model"] for x in found["models"] if x["known"]]
+        if not known:
+            continue
+        if names_another_appliance(m.text):
+            others = True
+            continue
+        return known[-1] if others else None
+    return None
 
 
 async def _earlier_symptoms(

@@ -547,6 +547,25 @@ def asks_for_a_part(
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+# Another appliance than the shopper's own: "my other LG", "my sister's", "my moms", "for
+# hers", "got two of these", "the one in the garage too".
+_ANOTHER_APPLIANCE = re.compile(
+    r"\b(my|our|the) other\b|\b(sister|sis|mom|mum|mother|dad|father|parents|neighbou?r|"
+    r"friend|brother|bro|son|daughter|aunt|uncle|in-?laws?|grandma|grandpa|gran|nan|"
+    r"landlord|tenant|cousin|boss|coworker|wife|husband|bf|gf|boyfriend|girlfriend)('?s)?\b|"
+    r"\b(hers|his|theirs)\b|\bfor (her|him|them)\b|\b(got|have|own) (two|2|both) of\b|"
+    r"\b(second|2nd|spare|garage|basement|rental|cabin|office) (fridge|refrigerator|dishwasher|"
+    r"dw|one|unit)\b",
+    re.IGNORECASE,
+)
+
+
+def names_another_appliance(text: str) -> bool:
+    """The message says the model it gives is another appliance's than the shopper's."""
+    return _ANOTHER_APPLIANCE.search(text) is not None
+
+
 # A question of the part in focus that names another ("does it come with the spring?")
 _OF_IT = re.compile(
     r"\b(does|do|is|will|would|can) (it|that|this|they)\b|\bcomes? with\b|\binclud", re.I

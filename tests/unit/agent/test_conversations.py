@@ -79,6 +79,28 @@ CONVERSATIONS: dict[str, list[Step]] = {
             ctx={"partNumber": PART},
         ),
     ],
+    "another-appliances-model-then-back-to-mine": [
+        Step(
+            "does PS12348515 fit 2213222N414",
+            calls=[("check_compatibility", {"partNumber": "PS12348515", "model": "2213222N414"})],
+        ),
+        Step(
+            "and my sister has a WDT780SAEM1, same seal work for hers?",
+            calls=[("check_compatibility", {"partNumber": "PS12348515", "model": "WDT780SAEM1"})],
+            lacks=["switched your model"],
+            ctx={"productModel": "WDT780SAEM1"},
+        ),
+        Step(
+            "ok how do i put it in on mine",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "PS12348515", "model": "2213222N414"},
+                )
+            ],
+            ctx={"productModel": "2213222N414"},
+        ),
+    ],
     "install-then-fit-from-context": [
         Step(
             "How can I install part number PS11752778?",
