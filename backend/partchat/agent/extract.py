@@ -19,6 +19,7 @@ from partchat.nlu.dialogue import (
     corrected_compartment,
     corrects,
     lacks_model,
+    model_then_aside,
     moves_on,
     names_another_appliance,
     only_gives_a_model,
@@ -147,7 +148,10 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             # again (a message with a problem or a part of its own still gets its job)
             update["intent"] = NO_MODEL
         update["continues"] = (
-            reading.intent == ANSWER or bare(said) or only_gives_a_model(said)
+            reading.intent == ANSWER
+            or bare(said)
+            or only_gives_a_model(said)
+            or model_then_aside(said)
         ) and update["intent"] in ("search", "details", "compat", "diagnose", "install")
         if update.get("appliance_type") is None and reading.symptom_ids:
             implied = {sid.split("/", 1)[0] for sid in reading.symptom_ids}

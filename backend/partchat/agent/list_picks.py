@@ -206,6 +206,10 @@ _GENERIC_WORDS = frozenset(
         "give",
         "wait",
         "let",
+        "itself",
+        # a time, not a place ("id rather try the drain tube kit first"; "the first one"
+        # is read as a place before names are)
+        "first",
         "also",
         "guys",
         "anyway",
@@ -517,7 +521,7 @@ def _pointed(
         return named[0] if named else None
     if _WANTS_OPTIONS.search(text):
         return None  # "what drain pump do i need for it then": the options, a search
-    named = _named(items, _NOT_THAT_ONE.sub(" ", text))
+    named = _named(items, _SHOW_ME.sub(" ", _NOT_THAT_ONE.sub(" ", text)))
     if not named and _ASKS_INSTALL.search(text):
         # "ok ill do the fan first, how do i install that": a part named among other
         # words; the words no listed name has are dropped, unless one names a part
@@ -543,7 +547,15 @@ def _pointed(
 _HEAD = re.compile(r"^\W*((?:\w+\W{0,2}){1,5}?\w+)\s*(?:[.;:!?]+|,|\s[-–—]+)\s*\S")
 
 # "the drain pump one not the circulation one lol": the part denied names nothing picked
-_NOT_THAT_ONE = re.compile(r"\b(not|n'?t) (the|that) (\w+ ){0,3}?(one|part)\b", re.IGNORECASE)
+_NOT_THAT_ONE = re.compile(
+    r"\b(not|n'?t) (the|that) (\w+ ){0,3}?(one|part)\b|\bnot (the|that) (\w+\s*){1,3}$",
+    re.IGNORECASE,
+)
+# "lets see the condenser fan motor", "can i see the pump": asking to be shown a part
+_SHOW_ME = re.compile(
+    r"\b(let'?s|let me|lemme|can i|could i|may i) (see|look at|have a look at|check out)\b",
+    re.IGNORECASE,
+)
 
 # A question for the parts of a type that would do, not about one listed part.
 # "what drain pump do i need", and whether the model has one at all ("does it have a mid

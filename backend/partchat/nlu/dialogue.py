@@ -87,7 +87,7 @@ _TAKE_WORDS = (
     r"let'?s (do it|do that|go)|show me( how)?|show how|sounds good|why not"
 )
 _TAKES_OFFER = re.compile(
-    r"^\W*((cool|alright|great|perfect|nice|oh|ah)\W+)*"
+    r"^\W*((cool|alright|great|perfect|nice|oh|ah|sweet|awesome|brilliant|lovely|excellent)\W+)*"
     rf"({_TAKE_WORDS})\b(\W+(yes|yeah|ya|sure|ok|then|{_TAKE_WORDS}|{_THANKS_WORDS})\b)*\W*$",
     re.IGNORECASE,
 )
@@ -118,14 +118,25 @@ _CLOSING_WORDS = (
     "thanks thank thx ty you u im i am m good fine ok okay all that thats s it is for now "
     "just wanted want needed was only the price cost info really right alright cheers "
     "worries sorry later maybe bye need not what looking"
+    # the shopper's own plan instead ("nah ill wait then", "no thanks, ill get someone to
+    # put it in", "nah thats ok, gonna think about it")
+    " gonna going think about ill will wait then get someone somebody a pro to put in do "
+    "myself hold off on let know pass instead"
 )
 _CLOSING = frozenset(_CLOSING_WORDS.split())
 
 
 def declines(text: str) -> bool:
-    """The message only says no (to an offer, or to more help)."""
+    """The message only says no (to an offer, or to more help), maybe after a remark
+    ("special order hmm. nah ill wait then")."""
+    *before, last = _SENTENCE_END.split(text.strip())
+    if before and "?" not in text and (m := _NO.match(last)) is not None:
+        return set(re.findall(r"[a-z]+", m["rest"].lower())) <= _CLOSING
     m = _NO.match(text)
     return m is not None and set(re.findall(r"[a-z]+", m["rest"].lower())) <= _CLOSING
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!])\s+")
 
 
 # A reply that says yes or no first ("yes but not for this one, the filter") answers the
@@ -236,9 +247,12 @@ def model_then_aside(text: str) -> bool:
     if not set(normalize(m[1]).split()) <= _model_fillers():
         return False
     rest = text[m.end(2) :]
-    return "psnum" not in normalize(rest) and not (
-        _INSTALL_WORDS.search(rest) or _FIT_WORDS.search(rest)
-    )
+    fitting = _INSTALL_WORDS.search(rest) and not _LIFESPAN.search(rest)
+    return "psnum" not in normalize(rest) and not (fitting or _FIT_WORDS.search(rest))
+
+
+# How long a part lasts or how often it is changed: its details, not its fitting
+_LIFESPAN = re.compile(r"\bhow (often|frequently)\b|\bhow long\b[^?]{0,30}\blasts?\b", re.I)
 
 
 _ONLY_NAME_FILLER_WORDS = "the a an one that this my new its it s ok okay and just please pls qmark"
@@ -583,6 +597,31 @@ def names_another_part(text: str, messages: Sequence[BaseMessage]) -> bool:
     return not set(found[1].split()) <= name
 
 
+# Whether it fits, asked in words the fit check answers ("thats the right gasket right?")
+_FIT_ASKED = re.compile(
+    r"\b(fits?|compatible|work(s)? (with|in|on|for)|(right|correct) (\w+ )?(one|part|size|"
+    r"gasket|seal|filter|pump|valve|hinge|model))\b",
+    re.IGNORECASE,
+)
+_FITTING_ASKED = re.compile(
+    rf"{_INSTALL_WORDS.pattern}|\bhow (hard|easy|difficult|long)\b|\bsteps?\b", re.IGNORECASE
+)
+# "what drain pump DOES go in it then", "which drain pump does fit then": the parts of a
+# type that would do
+_OPTIONS_ASKED = re.compile(
+    r"\b(what|which)\b(\s+\w+){0,3}?\s+(do i need|does|do|will|would|should)?\s*"
+    r"(go(es)? in|fits?|works?)\b",
+    re.IGNORECASE,
+)
+
+
+def fit_asked_first(text: str) -> bool:
+    """Whether it fits is asked, before any fitting question."""
+    fit = _FIT_ASKED.search(text)
+    fitting = _FITTING_ASKED.search(text)
+    return fit is not None and (fitting is None or fit.start() < fitting.start())
+
+
 def resolve_intent(
     intent: str,
     messages: Sequence[BaseMessage],
@@ -645,6 +684,13 @@ def resolve_intent(
         # "lg fridge 71052 water filter pls" (in a diagnosis, "water come from under the
         # door" goes on telling the trouble)
         intent = "search"
+    if intent == "install" and "modelnum" in words and fit_asked_first(text):
+        # "does that also fit my other LG, LDS5774ST? and how hard is it to install",
+        # "its going on an ADW662EAS btw, thats the right gasket right?": the fit check,
+        # which offers the steps
+        return "compat"
+    if not (picked_part or names_part) and _OPTIONS_ASKED.search(text) and part_type_named(text):
+        return "search"  # "dang. what drain pump DOES go in it then?": the options
     explicit = _INSTALL_WORDS.search(text) or _FIT_WORDS.search(text)
     elliptical = _ELLIPSIS.match(text) is not None
     if (
@@ -707,11 +753,15 @@ def resolve_intent(
         # the rules say so; a fit check needs a model;
         # its price asked is its details, whatever the job before).
         pending = pending_job(messages, understanding)
-        if _INSTALL_WORDS.search(text):
+        price = _PRICE_QUESTION.search(text)
+        fitting = _INSTALL_WORDS.search(text)
+        if fitting and price and (price.start() < fitting.start() or _LIFESPAN.search(text)):
+            return "details"  # "the filter - how much and how often do i change it"
+        if fitting:
             return "install"
         if _FIT_WORDS.search(text):
             return "compat"
-        if _PRICE_QUESTION.search(text):
+        if price:
             return "details"
         asked = _question_after_pick(text, understanding)
         if asked is not None:

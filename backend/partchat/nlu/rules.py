@@ -290,6 +290,9 @@ ORDERS = re.compile(
     r"\b(my order|order status|order number|tracking|track (my|the|an?|this) (order|package|"
     r"parcel|shipment|delivery)|refund|return (my|the|an?) |delivery|"
     r"shipping|shipped|invoice|cancel (my|the) order|return label|exchange (it|this|the|my)|"
+    # sending a part back: "if its the wrong one can i send it back", "can i return it"
+    r"(send|ship|mail) (it|this|that|them) back(?! (out|in|on|into|together|up))|"
+    r"return (it|this|that|them)(?! (to (its|the|their)|into))\b|"
     r"when\b[^?]{0,40}\b(arrive|ship|come|get here|be delivered)|promo code|coupon|"
     r"ship\w* (it |that |this |them )?(for )?free|charge for shipping|receipt|reciept|i returned|"
     # a part that came damaged: the order's trouble, not the appliance's

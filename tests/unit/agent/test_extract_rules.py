@@ -782,3 +782,12 @@ def test_a_diagnosis_list_is_not_narrowed_to_the_part_the_shopper_wondered_about
         HumanMessage("ok whichever one is cheapest lol"),
     ]
     assert referenced_part(messages) == "PS11759673"
+
+
+def test_asking_to_see_a_part_or_the_one_not_meant_picks_the_part_named() -> None:
+    assert referenced_part(convo("lets see the door seal")) == "PS12348515"
+    assert referenced_part(convo("the drain pump itself not the filter")) == "PS11753379"
+    assert referenced_part(convo("hmm actually no, id rather try the filter first")) == (
+        "PS11759673"
+    )
+    assert referenced_part(convo("do u see a drain hose in those?")) is None

@@ -12,6 +12,7 @@ from partchat.nlu.dialogue import (
     awaits_reply,
     before_courtesy,
     declines,
+    fit_asked_first,
     intent_of,
     lacks_model,
     model_then_aside,
@@ -724,3 +725,48 @@ def test_ok_go_on_then_takes_up_offered_steps(model: Understanding) -> None:
         HumanMessage("ok go on then"),
     ]
     assert resolve_intent("compat", messages, model, picked_part=False) == "install"
+
+
+def test_a_no_with_the_shoppers_own_plan_declines() -> None:
+    for text in (
+        "nah thats ok, gonna think about it",
+        "no thanks, ill get someone to put it in",
+        "special order hmm. nah ill wait then",
+    ):
+        assert declines(text), text
+    for text in ("no, the other one", "hmm. no its leaking too", "no. what about the pump?"):
+        assert not declines(text), text
+
+
+def test_whether_it_fits_asked_before_the_fitting_is_the_fit_check(model: Understanding) -> None:
+    assert fit_asked_first("does it fit 10641012104 too and if so how do i swap it")
+    assert fit_asked_first("its going on an ADW662EAS btw, thats the right gasket right?")
+    assert not fit_asked_first("how do i swap it, and does it fit 10641012104")
+    details = AIMessage("**Door Gasket** (PS11746830) · $42.10\n\nWant the installation steps?")
+    text = "does that also fit my other LG, LDS5774ST? and how hard is it to install"
+    messages = [HumanMessage("PS11746830"), details, HumanMessage(text)]
+    assert resolve_intent("install", messages, model, picked_part=False) == "compat"
+
+
+def test_the_parts_of_a_type_that_would_do_are_searched(model: Understanding) -> None:
+    fit = AIMessage("The **Drain Pump** (PS11753379) is not listed for your **LDF7561ST**.")
+    for text in ("dang. what drain pump DOES go in it then?", "which drain pump does fit then"):
+        messages = [HumanMessage("does PS11753379 fit LDF7561ST"), fit, HumanMessage(text)]
+        for read_as in ("install", "compat", "details"):
+            assert resolve_intent(read_as, messages, model, picked_part=False) == "search"
+
+
+def test_after_a_pick_the_question_asked_first_is_the_job(model: Understanding) -> None:
+    listed = AIMessage("1. **Water Filter** (PS12724833) · $79.95\n2. **Tube** (PS1) · $5.00")
+    for text, job in (
+        ("the filter - how much and how often am i supposed to change it", "details"),
+        ("ok that one. how much and how do i install it", "details"),
+        ("the filter, how do i change it and how much is it", "install"),
+    ):
+        messages = [HumanMessage("LG 71052 water filter"), listed, HumanMessage(text)]
+        assert resolve_intent("answer", messages, model, picked_part=True) == job, text
+
+
+def test_a_model_first_with_a_lifespan_question_continues_the_job() -> None:
+    assert model_then_aside("CFE28TP2MKS1. and how often am i supposed to swap it out")
+    assert not model_then_aside("CFE28TP2MKS1. and how do i swap it out")

@@ -30,6 +30,9 @@ from partchat.nlu.rules import (
         ("could you email me the receipt again", "orders"),
         ("where is my order for PS3406971, my WDT780SAEM1 is in pieces", "orders"),
         ("hi. where is my order", "orders"),
+        ("if its the wrong one can i send it back", "orders"),
+        ("can i return it if it doesnt fit", "orders"),
+        ("how do i take it back out to clean", None),
         # an order question added after a request of its own is left to the request
         (
             "need the middle spray arm for kenmore 2213222N414, also how long does shipping take",
