@@ -50,6 +50,15 @@ async def test_a_message_about_something_else_has_no_symptoms(
     assert reading.found["symptoms"] == []
 
 
+async def test_a_model_of_ours_keeps_a_message_in_scope(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    text = "Kenmore 2213222N414 is not draining at all, i already cleaned it and ran the disposal"
+    reading = await read(text, catalog, understanding)
+    assert reading.intent == "diagnose"
+    assert reading.symptom_ids == ["dishwasher/not-draining"]
+
+
 @pytest.mark.parametrize(
     ("text", "symptoms"),
     [

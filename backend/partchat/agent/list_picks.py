@@ -248,7 +248,7 @@ def _generic_stems() -> frozenset[str]:
 
 # A message that asks how to put one part in ("what door parts fit" asks for parts).
 _ASKS_INSTALL = re.compile(
-    r"\b(install\w*|replac\w*|swap\w*|put (it |that |this |the \w+ |the \w+ one )?in|"
+    r"\b(install\w*|replac\w*|swap\w*|put (it |that |this |the \w+ |the \w+ one )?(in|on)|"
     r"change (it|that|this)|myself|on my own|diy)\b",
     re.IGNORECASE,
 )

@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from partchat.agent.prompts import CONTEXT_HEADER
 from partchat.catalog.vocab import APPLIANCE_NAMES, AppliancePattern
+from partchat.nlu import rules
 from partchat.nlu.features import part_type_named
 
 _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
@@ -150,6 +151,7 @@ def _job_query(messages: Sequence[BaseMessage], newest: HumanMessage) -> str:
 
 
 def _search_query(text: str) -> str:
+    text = rules.orders_head(text) or text  # "…, also how long does shipping take"
     text = re.sub(r"['’]\w*", "", text)  # "there's" → "there", "fridge's" → "fridge"
     words = _SEARCH_FILLER.sub(" ", re.sub(r"[^\w\s-]", " ", text))
     words = re.sub(r"(?<!\w)-+|-+(?!\w)", " ", words)  # a dash between words, not "ice-maker"

@@ -18,7 +18,7 @@ from partchat.catalog.vocab import appliance_reply_words, brand_words
 
 from .features import normalize, part_type_named, part_type_pattern
 from .model import Scores, Understanding
-from .rules import rule_intent
+from .rules import request_head, rule_intent
 
 # Intents that are not a job of their own: they continue or close one.
 ANSWER = "answer"
@@ -660,6 +660,12 @@ def resolve_intent(
         # diagnosis: the job asked for, for that model (the side question is answered
         # by the job's own answer)
         return pending
+    if intent == "orders" and (head := request_head(text)) is not None:
+        # "need the middle spray arm for 2213222N414, also how long does shipping take":
+        # the request before the order question (the answer adds where orders go)
+        job = intent_of(head, understanding, awaited=awaits_reply(messages))
+        if job in _JOBS:
+            intent = job
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
     elif intent != ANSWER and asked_reply(text) and awaits_reply(messages):
@@ -684,7 +690,7 @@ def resolve_intent(
         # "lg fridge 71052 water filter pls" (in a diagnosis, "water come from under the
         # door" goes on telling the trouble)
         intent = "search"
-    if intent == "install" and "modelnum" in words and fit_asked_first(text):
+    if intent in ("install", ANSWER) and "modelnum" in words and fit_asked_first(text):
         # "does that also fit my other LG, LDS5774ST? and how hard is it to install",
         # "its going on an ADW662EAS btw, thats the right gasket right?": the fit check,
         # which offers the steps
@@ -725,6 +731,7 @@ def resolve_intent(
         elliptical
         and (intent in ("details", ANSWER) or (names_part and not explicit))
         and (names_part or picked_part or "modelnum" in words)
+        and not _PRICE_QUESTION.search(text)
     ):
         # "and PS3406971?", "what about WDF520PADM7": the job before, for the new part or
         # model ("and is it in stock" names nothing new: its own question)

@@ -208,6 +208,10 @@ async def read(
     scorer = _Scorer(understanding)
     scores = scorer.score(text)
     ruled = rule_intent(text)
+    if ruled == "out_of_scope" and any(m["known"] for m in found["models"]):
+        # "Kenmore 2213222N414 is not draining …, ran the disposal": a model of ours,
+        # whatever other machine the message mentions
+        ruled = None
     intent = ruled or (scores.intent if awaited else unawaited(scores))
     unsure_scope = ruled is None and intent == "out_of_scope" and scores.confidence < _UNSURE_SCOPE
     if unsure_scope and part_type_named(text):

@@ -796,13 +796,25 @@ def asks_only_for_fitting(words: list[str]) -> bool:
 _ASIDE = re.compile(r"[.?!;]+\s+|,?\s+(?:also|btw|plus|oh and|and also|ps|p\.s\.)\b", re.I)
 
 
-def orders_aside(text: str) -> bool:
-    """The order question comes after a request of four words or more that asks none."""
+def request_head(text: str) -> str | None:
+    """The words before a sentence's end or an "also", "btw" (four words or more that
+    ask no order question): a request an order question may follow, else None."""
     m = _ASIDE.search(text)
     if m is None:
-        return False
+        return None
     head = text[: m.start()]
-    return len(head.split()) >= 4 and ORDERS.search(head) is None
+    return head if len(head.split()) >= 4 and ORDERS.search(head) is None else None
+
+
+def orders_head(text: str) -> str | None:
+    """The request before an order question added to it, else None."""
+    head = request_head(text)
+    return head if head is not None and ORDERS.search(text[len(head) :]) else None
+
+
+def orders_aside(text: str) -> bool:
+    """The order question comes after a request of its own."""
+    return orders_head(text) is not None
 
 
 def rule_intent(text: str) -> str | None:

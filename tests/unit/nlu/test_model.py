@@ -770,3 +770,17 @@ def test_after_a_pick_the_question_asked_first_is_the_job(model: Understanding) 
 def test_a_model_first_with_a_lifespan_question_continues_the_job() -> None:
     assert model_then_aside("CFE28TP2MKS1. and how often am i supposed to swap it out")
     assert not model_then_aside("CFE28TP2MKS1. and how do i swap it out")
+
+
+def test_and_a_listed_part_with_a_price_question_is_its_details(model: Understanding) -> None:
+    listed = AIMessage(
+        "1. **Door Seal** (PS12348515) · $54.00\n2. **Drain Pump** (PS11753379) · $59.95"
+    )
+    steps = AIMessage("Here's how to install the **Door Seal** (PS12348515).")
+    text = "cool thanks, and the drain pump on that list, is that one in stock too?"
+    messages = [
+        HumanMessage("leaking WDT780SAEM1"), listed, HumanMessage("the seal one"),
+        AIMessage("**Door Seal** (PS12348515)"), HumanMessage("is it easy to put in myself?"),
+        steps, HumanMessage(text),
+    ]  # fmt: skip
+    assert resolve_intent("details", messages, model, picked_part=True) == "details"

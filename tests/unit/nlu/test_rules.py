@@ -9,6 +9,7 @@ from partchat.nlu.rules import (
     AVAILABILITY,
     asks_only_a_price,
     given_part_job,
+    orders_head,
     part_named_alone,
     rule_intent,
 )
@@ -297,3 +298,11 @@ def test_asking_where_to_buy_a_part(text: str, buying: bool) -> None:
 )
 def test_a_price_asked_and_nothing_else(text: str, only: bool) -> None:
     assert asks_only_a_price(normalize(text)) is only
+
+
+def test_the_request_before_an_order_question_is_its_head() -> None:
+    text = "need the middle spray arm for 2213222N414, also how long does shipping take"
+    assert orders_head(text) == "need the middle spray arm for 2213222N414"
+    assert orders_head("where is my order? tracking says nothing") is None
+    assert orders_head("hi. where is my order") is None  # too short to be a request
+    assert orders_head("i already replaced the element last year. what rinse aid parts") is None
