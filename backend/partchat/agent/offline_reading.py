@@ -49,7 +49,7 @@ _SEARCH_FILLER = AppliancePattern(
     r"any|all|parts?|model|number|is|are|it|it's|its|this|that|these|those|of|with|me|show|"
     r"what|which|there|got|actually|also|hi|hello|hey|thanks|ok|okay|so|and|or|just|like|"
     r"mine|one|ones|available|list|carry|stock|in|on|from|about|pls|plz|please|u|ur|them|guys|"
-    r"anyway|anyways|btw|um+|uh+|hm+|well|oh|ah|"
+    r"anyway|anyways|btw|um+|uh+|hm+|well|oh|ah|then|"
     r"{appliance}|replacement|new)\b",
     APPLIANCE_NAMES,
 )

@@ -622,6 +622,10 @@ def fit_asked_first(text: str) -> bool:
     return fit is not None and (fitting is None or fit.start() < fitting.start())
 
 
+# A list whose lines say each part fits the model ("· fits your CFE28TP2MBS1")
+_LIST_SHOWS_FIT = re.compile(r"^\s*\d+\.\s.*· fits your\b", re.MULTILINE)
+
+
 def resolve_intent(
     intent: str,
     messages: Sequence[BaseMessage],
@@ -773,6 +777,8 @@ def resolve_intent(
         asked = _question_after_pick(text, understanding)
         if asked is not None:
             return asked
+        if pending == "compat" and _LIST_SHOWS_FIT.search(_previous_answer(messages)):
+            return "details"  # "1st one pls" after "which of those fits it?": fit shown
         return pending if pending in ("install", "compat") else "details"
     if (
         intent in (ANSWER, "diagnose")

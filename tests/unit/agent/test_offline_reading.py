@@ -18,6 +18,11 @@ from partchat.agent.offline_reading import _search_query
         # a hyphen inside a word is kept
         ("anyway the ice-maker assembly", "ice-maker assembly"),
         ("need a door gasket for my kenmore fridge 10639420990", "door gasket kenmore"),
+        ("oh. which one is then", ""),
+        (
+            "need the middle spray arm for 2213222N414, also how long does shipping take",
+            "middle spray arm",
+        ),
     ],
 )
 def test_search_words_leave_out_filler_and_dashes(text: str, query: str) -> None:

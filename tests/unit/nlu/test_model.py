@@ -784,3 +784,27 @@ def test_and_a_listed_part_with_a_price_question_is_its_details(model: Understan
         steps, HumanMessage(text),
     ]  # fmt: skip
     assert resolve_intent("details", messages, model, picked_part=True) == "details"
+
+
+def test_a_pick_after_a_list_that_shows_the_fit_is_the_parts_details(
+    model: Understanding, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import partchat.nlu.dialogue as dialogue
+
+    monkeypatch.setattr(dialogue, "pending_job", lambda *a, **k: "compat")
+    listed = AIMessage(
+        "Here's what I found for your CFE28TP2MBS1:\n"
+        "1. **Refrigerator Water Filter** (PS10063209) · $68.55 · In Stock · fits your CFE28TP2MBS1"
+        "\n\nWould you like details, a fit check or installation steps for one of these?"
+    )
+    messages = [
+        HumanMessage("need a water filter for my GE fridge"),
+        AIMessage("Here's what I found:\n1. **Water Filter** (PS1) · $1.00\n\nWhich one?"),
+        HumanMessage("its a CFE28TP2MBS1 btw, which of those fits it?"),
+        listed,
+        HumanMessage("1st one pls"),
+    ]
+    assert resolve_intent("answer", messages, model, picked_part=True) == "details"
+    # a list without the fit: the fit check the shopper asked for
+    messages[-2] = AIMessage(listed.text.replace(" · fits your CFE28TP2MBS1", ""))
+    assert resolve_intent("answer", messages, model, picked_part=True) == "compat"
