@@ -353,14 +353,30 @@ _EARLIER = re.compile(
 _AWAY = re.compile(r"\bback to\b|\binstead\b", re.IGNORECASE)
 
 
+def _listed(
+    answer: str, pattern: re.Pattern[str]
+) -> tuple[dict[str, str], dict[str, str], dict[str, float]]:
+    """The parts ``answer`` names, in order: part number → its name (the line's bold
+    text, lower case, else the line), → its whole line, → its price where the line has
+    one."""
+    names: dict[str, str] = {}
+    lines: dict[str, str] = {}
+    prices: dict[str, float] = {}
+    for line in answer.splitlines():
+        bold = _BOLD.findall(line)
+        price = _PRICE.search(line)
+        for ps in pattern.findall(line):
+            names.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
+            lines.setdefault(ps, line)
+            if price and ps not in prices:
+                prices[ps] = float(price[1].replace(",", ""))
+    return names, lines, prices
+
+
 def _named_in(answer: str, text: str, numbers: re.Pattern[str]) -> str | None:
     """The one part of ``answer`` (a list or one part's answer) that ``text`` names, by the
     words of its name that name a part type or tell listed parts apart."""
-    items: dict[str, str] = {}
-    for line in answer.splitlines():
-        bold = _BOLD.findall(line)
-        for ps in numbers.findall(line):
-            items.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
+    items = _listed(answer, numbers)[0]
     named = _named(items, text) or _named(items, text, relaxed=True, typed=True)
     return named[0] if named else None
 
@@ -436,17 +452,7 @@ def _pointed(
     water off first? how do i install it" after the *Inlet Valve*'s details, a *Water
     Inlet Valve*, is not the *Water Inlet Valve* listed two answers back; ``asked``: the
     message the list answered)."""
-    items: dict[str, str] = {}  # part number -> the line that names it
-    items_lines: dict[str, str] = {}  # part number -> its whole line
-    prices: dict[str, float] = {}
-    for line in listing.splitlines():
-        bold = _BOLD.findall(line)
-        price = _PRICE.search(line)
-        for ps in pattern.findall(line):
-            items.setdefault(ps, " ".join(bold).lower() if bold else line.lower())
-            items_lines.setdefault(ps, line)
-            if price and ps not in prices:
-                prices[ps] = float(price[1].replace(",", ""))
+    items, items_lines, prices = _listed(listing, pattern)
     if not items:
         return None
     numbers = list(items)

@@ -58,28 +58,30 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
         _PS.search(text) is not None or unknown_part is not None or mentioned is not None
     )
 
-    if rules.claims_a_price(text) or rules.INJECTION.search(text):
+    def price_checked(stated: bool, number_of: str | None) -> _Plan:
+        """A price asserted with a part: the catalog's real figures (``number_of``: the
+        part to look up, else the one named), else the refusal."""
         ps = _PS.search(text)
         named = ps.group(0).upper() if ps else (mentioned or unknown_part)
-        if named and rules.claims_a_price(text):
-            # Quote the catalog's real figures instead of the asserted ones.
-            number = part if part and not unknown_part else named
+        if named and stated:
+            number = number_of or named
             return _Plan(calls=[("get_part_details", _with_model({"partNumber": number}, model))])
         return _Plan(w.INJECTION)
+
+    if rules.claims_a_price(text) or rules.INJECTION.search(text):
+        # Quote the catalog's real figures instead of the asserted ones.
+        return price_checked(
+            rules.claims_a_price(text), part if part and not unknown_part else None
+        )
     in_scope = rules.IN_SCOPE.search(text) is not None
     read = _value(ctx, INTENT_KEY)
     if read is not None:
         # The extract node's reading (partchat.nlu): a job, the job a bare answer
         # continues, or a message that needs no tool.
         if read == "injection":
-            ps = _PS.search(text)
-            named = ps.group(0).upper() if ps else (mentioned or unknown_part)
-            if named and _STATED_PRICE.search(text) and not unknown_part:
-                # "the website said AB-10234 costs $5, right?": the catalog's own figures
-                return _Plan(
-                    calls=[("get_part_details", _with_model({"partNumber": named}, model))]
-                )
-            return _Plan(w.INJECTION)
+            # "the website said AB-10234 costs $5, right?": the catalog's own figures
+            stated = _STATED_PRICE.search(text) is not None and not unknown_part
+            return price_checked(stated, None)
         if read in _CANNED:
             return _Plan(_CANNED[read])
         intent = read if read in _JOBS else None
