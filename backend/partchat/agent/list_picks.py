@@ -71,6 +71,14 @@ _BY_STOCK = re.compile(
     rf"\b(whichever|which ever|the one)\b[^.?!]{{0,30}}?\b(you|u|ya|y'?all)\b[^.?!]{{0,20}}?({_STOCKED})\b",
     re.IGNORECASE,
 )
+# The part a diagnosis thinks likeliest ("whats the most likely culprit", "which is the
+# usual suspect"): it lists that one first.
+_BY_LIKELIHOOD = re.compile(
+    r"\b(likeliest|most (likely|probable|common)|(likely|usual|main|prime|biggest|top) "
+    r"(culprit|suspect|cause)s?|number one (culprit|suspect|cause))\b",
+    re.IGNORECASE,
+)
+_ANOTHER_CASE = re.compile(r"\b(for|when|if|with)\b(?!\s+(this|that|it|these|those|them)\b)", re.I)
 _IN_STOCK = re.compile(r"·\s*in stock\b", re.IGNORECASE)
 _NAME_WORD = re.compile(r"[a-z]{3,}")
 _GENERIC_WORDS = frozenset(
@@ -542,6 +550,15 @@ def _pointed(
         # a question about a listed part named among words of courtesy; the words that
         # are kept must name a part type (not "is my freezer ok?")
         named = _named(items, text, relaxed=True, typed=True)
+    if (
+        not named
+        and _BY_LIKELIHOOD.search(text)
+        and _DIAGNOSIS.search(listing)
+        and not _ANOTHER_CASE.search(text)
+    ):
+        # "what would you say is the likeliest culprit": a diagnosis lists the likeliest
+        # part first ("the usual suspect for a noisy one" is another diagnosis)
+        return wanted()[0]
     if not named and (head := _HEAD.match(text)) and not _WHICH_OR_ANY.search(text):
         # "the drum. is that a hard fix?", "the door closing mechanism. on order??": a
         # listed name, then a question of its own after a stop or a dash

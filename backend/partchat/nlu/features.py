@@ -16,7 +16,7 @@ from partchat.catalog.vocab import part_type_keywords
 
 from .temperatures import spelled_numbers, states
 
-FEATURES_VERSION = 11
+FEATURES_VERSION = 12
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -33,12 +33,22 @@ _GAVE_UP = re.compile(
     r"kicked the bucket|(went|is|gone) kaput|croaked)\b"
 )
 
+# Price and fit said in rarer words, as the words the corpus uses ("what does that one go
+# for", "will it suit my …"); not "ill go for the second one".
+_GOES_FOR = re.compile(
+    r"\b(it|that|this|they|one|ones|those|these|each|part|ps\d+)\s+(usually\s+)?"
+    r"(go|goes|going|sell|sells|selling|retail|retails|run|runs|running)\s+for\b"
+)
+_SET_BACK = re.compile(r"\bset (me|you|us) back\b")
+_SUIT = re.compile(r"\b(suit|suits|suited (to|for)|suitable for)\b")
+
 
 @lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
     """Lower case, apostrophes dropped ("won't" → "wont"), numbers (in digits or in
     words: "forty five") as placeholders."""
     text = _GAVE_UP.sub("quit", spelled_numbers(_APOSTROPHE.sub("", text.lower())))
+    text = _SUIT.sub("fit", _SET_BACK.sub("cost", _GOES_FOR.sub(r"\1 cost", text)))
     text = _PS.sub(" psnum ", text)
     text = _NUMBER.sub(" modelnum ", text)
     text = _SMALL_NUMBER.sub(" smallnum ", text)
