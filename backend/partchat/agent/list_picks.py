@@ -27,7 +27,7 @@ _ORD = r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)"
 _FILLER = r"(ok(ay)?|so|um+|uh+|h+m+|well|and|then|yes|yeah|yep|lets? (go with|do|try)|go with|i'?ll take|take)"
 _COURTESY = r"pls|plz|please|thanks?|thx|ty|then"
 _ORDINAL = re.compile(
-    rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice)\b|"
+    rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b(?!\s+(\d|digits?|numbers?|letters?|characters?|bit)\b)|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice)\b|"
     r"\b(?P<c>top|bottom)\s+one\b|\bone (?:at|on) the\s+(?P<d>top|bottom)\b|"
     r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|"
     # a digit alone, after filler and before courtesy ("2", "ok so 1", "3 pls")
@@ -45,16 +45,20 @@ THAT_ONE = re.compile(
 # "that one. in stock?": the pointing words first, then maybe a question ("that one is
 # broken" says something of its own)
 _THAT_ONE_FIRST = re.compile(rf"{_POINTING} one\b(?!\s+\w+\s+(is|was)\b)", re.IGNORECASE)
+# "tell me more about that one", "price on this one"
+_ABOUT_THAT_ONE = re.compile(r"\b(about|of) (that|this) one\b(?!\s+\w+\s+(is|was)\b)", re.I)
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
     str(i): i for i in range(1, 10)
 }
-_ANOTHER = re.compile(r"^\W*(\w+\W+)?(what|how) about\b", re.IGNORECASE)
+_ANOTHER = re.compile(r"^\W*(\w+\W+)?(what|how) (about|bout|abt)\b", re.IGNORECASE)
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _PRICE = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
 # "the cheaper of the two", "the most expensive one"
 # A price read off the list ("the 41.95 one", "the $13.75 gasket"): dollars and cents.
 _PRICE_SAID = re.compile(r"(?<![\w.])\$?(\d{1,4}\.\d\d)(?![\w.])")
-_DOLLARS_SAID = re.compile(r"(?<![\w.])\$(\d{1,4})(?![\d.,])")
+_DOLLARS_SAID = re.compile(
+    r"(?<![\w.])\$(\d{1,4})(?![\d.,])|(?<![\w.$])(\d{1,4}) ?(?:bucks|dollars|usd)\b", re.I
+)
 _BY_PRICE = re.compile(
     r"\b(?P<low>cheap(?:er|est)|less expensive|least expensive|lowest price)\b|"
     r"\b(?:more|most) expensive\b|\bpric(?:ier|iest)\b",
@@ -65,10 +69,14 @@ _BY_PRICE = re.compile(
 _STOCKED = r"in stock|available|ships? (today|now|right away|straight away|fastest|soonest)"
 _BY_STOCK = re.compile(
     r"\b(the|whichever|which ever)\s+((ones?|part)\s+|of (those|these|them|the)\s+(\w+\s+)?)?"
-    rf"((that'?s|thats|that is|which is|is|you have|that|which|you can)\s+)?({_STOCKED})\b|"
+    rf"((that'?s|thats|that is|which is|is|you have|that|which|you can)\s+)?"
+    rf"((actually|really|currently|still)\s+)?({_STOCKED})\b|"
     r"\bthe (in[- ]stock|available) (one|part)\b|"
+    # "which one's actually in stock", "which of those is available"
+    rf"\bwhich (ones?|of (those|these|them))\W*(s|is|are)?( \w+)? ({_STOCKED})\b|"
     # "whichever one u actually have in stock", "the one you guys have in stock"
-    rf"\b(whichever|which ever|the one)\b[^.?!]{{0,30}}?\b(you|u|ya|y'?all)\b[^.?!]{{0,20}}?({_STOCKED})\b",
+    rf"\b(whichever|which ever|the one|which ones?|which of (those|these|them))\b[^.?!]{{0,30}}?"
+    rf"\b(you|u|ya|y'?all)\b[^.?!]{{0,20}}?({_STOCKED})\b",
     re.IGNORECASE,
 )
 # The part a diagnosis thinks likeliest ("whats the most likely culprit", "which is the
@@ -225,6 +233,13 @@ _GENERIC_WORDS = frozenset(
         "nvm",
         "mine",
         "mines",
+        "ours",
+        "would",
+        "match",
+        "matches",
+        "better",
+        "sorry",
+        "hold",
         "yikes",
         "ugh",
         "dang",
@@ -306,7 +321,8 @@ def referenced_part(
     if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
         return None
     text = str(messages[-1].text)
-    said = _EARLIER.sub(" ", text)
+    back = _BACK_TO.search(text)
+    said = _EARLIER.sub(" ", text[back.start() :] if back else text)
     if said != text and not _WHICH_OR_ANY.search(said) and not _WANTS_OPTIONS.search(said):
         # "the latch spring from the first list", "back to the gray one": a part named
         # in any of the last six answers, by its name ("back to", "instead": not the
@@ -326,7 +342,12 @@ def referenced_part(
     asked = _requests(messages[-8:])
     lists = [t for t in listings if _is_list(t, numbers)]
     ordinal, other = _ORDINAL.search(text), _OTHER.search(text)
-    if lists and (ordinal or other) and not _BY_PRICE.search(text):
+    by_price = _BY_PRICE.search(text)
+    if (
+        lists
+        and (ordinal or other)
+        and not (by_price and (not ordinal or by_price.start() < ordinal.start()))
+    ):
         listing = lists[-1]
         if other and not ordinal:
             return _other(listing, listings[-1] if listings[-1] is not listing else "", numbers)
@@ -350,15 +371,25 @@ def referenced_part(
 # Words that send the shopper back to an earlier answer ("the hinge from the list", "the
 # drip pan from before", "back to the gray one", "the chute door one instead").
 _EARLIER = re.compile(
-    r"\b(from|off) (the|that|your|ur|ya) ((first|1st|other|earlier|previous|last|"
+    r"\b(from|off|on|in) (the|that|your|ur|ya) ((first|1st|other|earlier|previous|last|"
     r"original|old|top) )?(list|search|results?|answer)\b|"
     r"\b(from|like) (before|earlier)\b|\b(you|u) (showed|listed|gave|mentioned|said)( me)?"
     r"( (before|earlier|first|at first))?\b|\b(go|going|come|coming) back to\b|\bback to\b|"
-    r"\binstead\b",
+    r"\binstead\b|\bafter all\b|"
+    # a pick put right ("sorry no i meant the auger, not the funnel", "actually the black
+    # one would match better"): not the part just shown
+    r"^\W*((hmm+|oh|ok|wait|no|sorry|oops)\W+)*(sorry|actually|i meant|meant|no wait|wait no)\b",
     re.IGNORECASE,
 )
 
-_AWAY = re.compile(r"\bback to\b|\binstead\b", re.IGNORECASE)
+_AWAY = re.compile(
+    r"\bback to\b|\binstead\b|\bafter all\b|"
+    r"^\W*((hmm+|oh|ok|wait|no|sorry|oops)\W+)*(sorry|actually|i meant|meant|no wait|wait no)\b",
+    re.IGNORECASE,
+)
+# What one goes back to follows the words: "nah a grommet isnt gonna fix it. back to the
+# list, the condenser fan motor one"
+_BACK_TO = re.compile(r"\bback to\b", re.IGNORECASE)
 
 
 def _listed(
@@ -475,6 +506,9 @@ def _pointed(
     if _BY_STOCK.search(text):
         # "the one in stock pls": the only listed part in stock
         stocked = [ps for ps in wanted() if _IN_STOCK.search(items_lines[ps])]
+        if not stocked:
+            # none of the kind asked for is: the one listed that is
+            stocked = [ps for ps in numbers if _IN_STOCK.search(items_lines[ps])]
         return stocked[0] if len(stocked) == 1 else None
     said = {float(v) for v in _PRICE_SAID.findall(text)}
     if said and prices:
@@ -482,20 +516,22 @@ def _pointed(
         at = [ps for ps, price in prices.items() if price in said]
         if len(at) == 1:
             return at[0]
-    dollars = {int(v) for v in _DOLLARS_SAID.findall(text)}
+    dollars = {int(a or b) for a, b in _DOLLARS_SAID.findall(text)}
     if dollars and prices:
         # "ill take the $12 one": the listed part whose price is that many dollars
         at = [ps for ps, price in prices.items() if int(price) in dollars]
         if len(at) == 1:
             return at[0]
     by_price = _BY_PRICE.search(text)
-    if by_price and len(prices) > 1:
+    place_said = _ORDINAL.search(text)
+    if by_price and len(prices) > 1 and not (place_said and place_said.start() < by_price.start()):
+        # ("the first one, its cheaper": the place said first, the price its reason)
         # "whichever of the two gaskets is cheaper": among the parts the message names
         named_too = _headed(items, text) or _named(items, _BY_PRICE.sub(" ", text)) or wanted()
         among = {ps: prices[ps] for ps in named_too if ps in prices} or prices
         pick = min if by_price["low"] else max
         return pick(among, key=among.__getitem__)
-    if _THAT_ONE_FIRST.match(text) and len(kind := wanted()) == 1:
+    if (_THAT_ONE_FIRST.match(text) or _ABOUT_THAT_ONE.search(text)) and len(kind := wanted()) == 1:
         return kind[0]  # "that one. in stock?" after a list with one part of that kind
     if len(numbers) == 1 and (
         THAT_ONE.match(text)

@@ -42,7 +42,7 @@ _INSTALL_WORDS = re.compile(
 )
 # "and PS3406971?", "what about the drain hose W10195416": the same question, another part.
 _ELLIPSIS = re.compile(
-    r"^\W*((ok(ay)?|cool|great|thanks|and|also|so)\W+)*(and|what about|how about|also)\b",
+    r"^\W*((ok(ay)?|cool|great|thanks|and|also|so)\W+)*(and|(what|how) (about|bout|abt)|also)\b",
     re.IGNORECASE,
 )
 _FIT_WORDS = re.compile(
@@ -88,7 +88,10 @@ _TAKE_WORDS = (
 )
 _TAKES_OFFER = re.compile(
     r"^\W*((cool|alright|great|perfect|nice|oh|ah|sweet|awesome|brilliant|lovely|excellent)\W+)*"
-    rf"({_TAKE_WORDS})\b(\W+(yes|yeah|ya|sure|ok|then|{_TAKE_WORDS}|{_THANKS_WORDS})\b)*\W*$",
+    rf"({_TAKE_WORDS})\b(\W+(yes|yeah|ya|sure|ok|then|{_TAKE_WORDS}|{_THANKS_WORDS})\b)*"
+    # "ok yep show me for hers": for whose machine
+    r"(\W+(for|on) (hers|his|theirs|mine|hers too|his too|that one|it|both))?"
+    r"(\W+(with )?(the )?(steps|instructions))?\W*$",
     re.IGNORECASE,
 )
 
@@ -222,6 +225,7 @@ def only_gives_a_model(text: str) -> bool:
 # a question on the side
 _MODEL_FIRST = re.compile(
     r"^\W*((?:[a-z']+[\s,]+){0,5}?)(?=[a-z0-9./-]*\d)([a-z0-9][a-z0-9./-]{4,})"
+    r"(?:\s+if (?:that|it|this) helps)?"
     r"\s*(?:[.;:!?]+|,|\s[-–—]+|\s+(?:also|and|btw|but|oh)\b)\s*\S",
     re.IGNORECASE,
 )
@@ -327,6 +331,46 @@ def thanks_for_something(text: str) -> bool:
     return (
         said is not None
         and not rest[said.end() :].strip()
+        and not {"psnum", "modelnum"}.intersection(normalize(text).split())
+    )
+
+
+# What a part is, asked first ("whats the 4th one and …")
+_WHAT_IS_FIRST = re.compile(
+    r"^\W*((ok|so|and|hmm)\W+)*(what'?s|what is|whats) (the|that|this|it)\b", re.I
+)
+# A first sentence, and more after it
+_FIRST_SENTENCE = re.compile(r"^([^.?!]+)[.!]+\s+\S")
+# A fact put right ("sorry, i meant …", "wait no", "the new one is a …")
+_CORRECTS = re.compile(
+    r"\b(sorry|oops|my bad|wait|actually|i meant|meant|wrong (one|model|number)|typo|"
+    r"the (new|right|correct|actual) (one|model|number) is)\b",
+    re.IGNORECASE,
+)
+# How to fit the part in focus, asked in so many words
+_HOW_TO_FIT_IT = re.compile(
+    r"\bhow (do|would|should|can|to) (i |we |you |u )?(install|put|fit|swap|replace|change|mount)"
+    r"( \w+)? (it|this|that|them|one)\b",
+    re.IGNORECASE,
+)
+
+
+# The shopper's own next step, said with thanks and nothing asked ("ok ill just wait for
+# that one then, thx", "gonna measure it tonight, cheers")
+_OWN_PLAN = re.compile(
+    r"\b(i'?ll|ill|i will|im gonna|i'?m gonna|gonna|going to|we'?ll) (just |probably |prob )?"
+    r"(wait|hold off|think|sleep on|measure|check|look|try|get back|order|grab|pick)\b",
+    re.IGNORECASE,
+)
+_THANKED = re.compile(rf"\b({_THANKS_WORDS}|appreciate it)\b", re.IGNORECASE)
+
+
+def thanks_with_a_plan(text: str) -> bool:
+    """Thanks beside the shopper's own plan, no question and no number."""
+    return (
+        "?" not in text
+        and _OWN_PLAN.search(text) is not None
+        and _THANKED.search(text) is not None
         and not {"psnum", "modelnum"}.intersection(normalize(text).split())
     )
 
@@ -484,8 +528,16 @@ def pending_job(
     for i in reversed(users[-depth:]):
         text = messages[i].text
         intent = intent_of(text, understanding, awaited=awaits_reply(messages[: i + 1]))
-        if is_answer(intent, text) or _gave_asked_part(messages[: i + 1]):
+        if (
+            is_answer(intent, text)
+            or _gave_asked_part(messages[: i + 1])
+            or (model_then_aside(text) and awaits_reply(messages[: i + 1]))
+        ):
             continue  # an earlier answer to an earlier question: look further back
+        if fit_asked_first(text) and (
+            intent in ("details", "install") or "psnum" in normalize(text).split()
+        ):
+            return "compat"  # "does PS… fit my dishwasher and whats the price": the fit
         return intent if intent in _JOBS else None
     return None
 
@@ -508,6 +560,10 @@ def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) 
         intent = intent_of(m.text, understanding, awaited=awaits_reply(messages[: i + 1]))
         if _ELLIPSIS.match(m.text) or is_answer(intent, m.text):
             continue  # it continued an earlier job itself
+        if fit_asked_first(m.text) and (
+            intent in ("details", "install") or "psnum" in normalize(m.text).split()
+        ):
+            return "compat"  # "does it fit a kenmore …? and how hard is it to install"
         if intent in _JOBS:
             return intent
     return None
@@ -555,9 +611,18 @@ def asks_for_a_part(
         intent == "diagnose"
         and not states_symptom
         and part_type_named(text)
-        and _TROUBLE.search(text) is None
+        and (_TROUBLE.search(_DAMAGE.sub(" ", text)) is None)
         and understanding.score(text).no_symptom >= 0.5
     )
+
+
+# A part's own damage: it is replaced, whatever the appliance does ("the middle one cracked
+# right down the center")
+_DAMAGE = re.compile(
+    r"\b(crack\w*|broke|broken|snapp\w*|snapped|torn|ripped|bent|split|chipped|missing|"
+    r"fell off|came off|lost)\b",
+    re.IGNORECASE,
+)
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -595,6 +660,10 @@ def names_another_part(text: str, messages: Sequence[BaseMessage]) -> bool:
         return False
     name = set(normalize(bold[1]).split())
     return not set(found[1].split()) <= name
+
+
+# A diagnosis for the appliance, no model known ("For *Not draining* on a dishwasher, …")
+_APPLIANCE_WIDE = re.compile(r"\bon an? (dishwasher|refrigerator), these parts are the usual fix\b")
 
 
 # Whether it fits, asked in words the fit check answers ("thats the right gasket right?")
@@ -648,11 +717,49 @@ def resolve_intent(
     if thanks_for_something(text) and not picked_part:
         return "thanks"  # "ok thx for checking?", whatever job the classifier heard
     if (
+        known_model
+        and _CORRECTS.search(text)
+        and not (_FIT_ASKED.search(text) or _FITTING_ASKED.search(text) or "?" in text)
+        and words.count("modelnum") == 1
+        and "psnum" not in words
+        and not part_type_named(text)
+        and (pending := previous_job(messages, understanding)) is not None
+    ):
+        # "oh wait sorry thats the old one we got rid of, the new one is a WDT780SAEM1":
+        # the job before, for the model put right
+        return pending
+    if (
+        intent == "search"
+        and states_symptom
+        and not (picked_part or names_part)
+        and (first := _FIRST_SENTENCE.match(text)) is not None
+        and len(first[1].split()) >= 4
+        and not part_type_named(first[1])
+    ):
+        # "GE DDT575SGF0BB makes a grinding noise when it washes. also do you have the mid
+        # spray arm for it?": the problem told first is the job (its list has the part if
+        # it is a usual fix)
+        return "diagnose"
+    if intent == ANSWER and not picked_part and _HOW_TO_FIT_IT.search(text):
+        return "install"  # "actually wait yeah how do i put it in lol" after "No problem."
+    if thanks_with_a_plan(text):
+        return "thanks"  # "ok ill just wait for that one then, thx": nothing more asked
+    if (
         _TAKES_OFFER.match(text)
         and not acknowledges(text)
         and _OFFERED_INSTALL.search(_previous_answer(messages))
     ):
         return "install"  # "sure go for it" to "Want the installation steps?", read as anything
+    if (
+        picked_part
+        and not names_part
+        and _APPLIANCE_WIDE.search(_previous_answer(messages))
+        and model_then_aside(text)
+        and pending_job(messages, understanding) == "diagnose"
+    ):
+        # "its an LDF7561ST, do u have the pump in stock?" after the usual fixes for any
+        # dishwasher: that model's own list (its pump may be another part)
+        return "diagnose"
     if (
         not (names_part or picked_part)
         and model_then_aside(text)
@@ -751,6 +858,7 @@ def resolve_intent(
             and not _INSTALL_WORDS.search(text)
             and _PRICE_QUESTION.search(text) is not None
         )
+        or (intent == "install" and _WHAT_IS_FIRST.match(text) is not None)
         or intent in ("orders", "out_of_scope")
         or (intent == "injection" and rule_intent(text) != "injection")
         or (intent in ("thanks", "greeting") and rule_intent(text) is None)
@@ -768,6 +876,8 @@ def resolve_intent(
         fitting = _INSTALL_WORDS.search(text)
         if fitting and price and (price.start() < fitting.start() or _LIFESPAN.search(text)):
             return "details"  # "the filter - how much and how often do i change it"
+        if fitting and (what := _WHAT_IS_FIRST.match(text)) and what.end() < fitting.start():
+            return "details"  # "whats the 4th one and is it hard to change": what it is first
         if fitting:
             return "install"
         if _FIT_WORDS.search(text):

@@ -80,7 +80,26 @@ def appliance_from_words(text: str) -> Appliance | None:
         m = pattern.search(text)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), appliance)
-    return best[1] if best else None
+    return best[1] if best else _misspelt_appliance(text)
+
+
+_LONG_WORD = re.compile(r"[a-z]{8,}")
+_LONG_NAMES: tuple[tuple[str, Appliance], ...] = (
+    ("dishwasher", "dishwasher"),
+    ("refrigerator", "refrigerator"),
+)
+
+
+def _misspelt_appliance(text: str) -> Appliance | None:
+    """An appliance's long name typed a letter off that the table does not spell out
+    ("dishwaher", "dishwsher", "refrigertor")."""
+    from rapidfuzz.distance import Levenshtein
+
+    for word in _LONG_WORD.findall(text.lower()):
+        for name, appliance in _LONG_NAMES:
+            if Levenshtein.distance(word, name, score_cutoff=1) <= 1:
+                return appliance
+    return None
 
 
 def _candidates(text: str) -> list[tuple[str, str, bool]]:
@@ -105,11 +124,29 @@ def _candidates(text: str) -> list[tuple[str, str, bool]]:
         # ("LG 71052", "does it work with 14305").
         before = text[max(0, m.start() - 20) : m.start()]
         plain = not _HAS_ALPHA.search(token)
-        if plain and len(token) < 7 and (len(token) < 4 or not _number_cue().search(before)):
+        if (
+            plain
+            and len(token) < 7
+            and (len(token) < 4 or not _number_cue().search(before))
+            and not (len(token) >= 5 and _bare_reply(text, m.start(), m.end()))
+        ):
             continue
         seen.add(token)
         out.append((token, before, False))
     return out[:20]
+
+
+# A number given alone, as a reply: "71052", "its a 71052", "mine's 71052."
+_REPLY_BEFORE = re.compile(
+    r"^\W*((ok|okay|sure|yes|yeah|yep|oh|hmm|um)\W+)*((it'?s|it is|mine'?s|mine is|model'?s)\s+)?"
+    r"(an?\s+|the\s+)?$",
+    re.IGNORECASE,
+)
+_REPLY_AFTER = re.compile(r"^\W*$")
+
+
+def _bare_reply(text: str, start: int, end: int) -> bool:
+    return bool(_REPLY_BEFORE.match(text[:start]) and _REPLY_AFTER.match(text[end:]))
 
 
 async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -> Extraction:

@@ -40,6 +40,7 @@ _GOES_FOR = re.compile(
     r"(go|goes|going|sell|sells|selling|retail|retails|run|runs|running)\s+for\b"
 )
 _SET_BACK = re.compile(r"\bset (me|you|us) back\b")
+_HOW_BOUT = re.compile(r"\b(how|what) (bout|abt)\b")
 _SUIT = re.compile(r"\b(suit|suits|suited (to|for)|suitable for)\b")
 
 
@@ -49,6 +50,7 @@ def normalize(text: str) -> str:
     words: "forty five") as placeholders."""
     text = _GAVE_UP.sub("quit", spelled_numbers(_APOSTROPHE.sub("", text.lower())))
     text = _SUIT.sub("fit", _SET_BACK.sub("cost", _GOES_FOR.sub(r"\1 cost", text)))
+    text = _HOW_BOUT.sub(r"\1 about", text)
     text = _PS.sub(" psnum ", text)
     text = _NUMBER.sub(" modelnum ", text)
     text = _SMALL_NUMBER.sub(" smallnum ", text)
@@ -76,7 +78,8 @@ _PLACEHOLDERS = frozenset({"psnum", "modelnum", "smallnum", "qmark"})
 # own (``o:``), not the words of a complaint.
 _CLAUSE = re.compile(r"([,.;!()\n]+|\b(?:but|while|though|tho|although|and)\b)")
 _FINE = re.compile(
-    r"\b(fine|ok|okay|normal|good|cold enough|works|working|no problems?|nothing wrong)\b"
+    r"\b(fine|ok|okay|normal|good|great|perfect|perfectly (cold|fine)|cold enough|works|working|"
+    r"no problems?|nothing wrong)\b"
 )
 # For the reading only (the features keep the words): the other compartment "still cold"
 # ("fridge part is still cold tho", "right side is cold as ever"); the water still cold is

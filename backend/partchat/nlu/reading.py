@@ -30,6 +30,7 @@ from .rules import (
     AVAILABILITY,
     INSTALL_WORDS,
     PRICE_QUESTION,
+    STEPS_ASKED,
     asks,
     asks_only_a_price,
     given_part_job,
@@ -274,6 +275,14 @@ async def read(
         and (
             (intent in _PRICE_READS and PRICE_QUESTION.search(norm))
             or (intent == "injection" and asks_only_a_price(norm))
+            or (
+                # "154844301 -- ballpark cost, and how soon could it go out?": a price
+                # and no word of fitting
+                intent == "install"
+                and PRICE_QUESTION.search(norm)
+                and not INSTALL_WORDS.search(text)
+                and given_part_job(norm, 1, False) != "install"
+            )
         )
     ):
         intent = "details"  # "how much for the W10872845 filter", "need a quote on …"
@@ -287,7 +296,11 @@ async def read(
             job is not None
             and (ruled is None or job == "details")
             and intent in _GIVEN_PART_READS
-            and (intent != "diagnose" or scores.no_symptom >= _NO_PROBLEM)
+            and (
+                intent != "diagnose"
+                or scores.no_symptom >= _NO_PROBLEM
+                or (job == "install" and STEPS_ASKED.search(norm) is not None)
+            )
         ):
             intent = job
     all_symptoms = await catalog.symptoms()

@@ -187,7 +187,9 @@ def _places(
         since = at[i - 1] if i else -1
         before = [k for s, _, k in mentions if max(lo, since) <= s < a]
         after = [k for s, _, k in mentions if a < s < hi]
-        sentence = [k for s, _, k in mentions if max(_sentence_start(text, a), since) <= s < a]
+        sentence = _nearest_run(
+            text, [(s, k) for s, _, k in mentions if max(_sentence_start(text, a), since) <= s < a]
+        )
         earlier = [k for s, _, k in mentions if s < a]
         out.append(
             _subject(before)
@@ -196,6 +198,15 @@ def _places(
             or (earlier[-1] if earlier else None)
         )
     return out
+
+
+def _nearest_run(text: str, mentions: list[tuple[int, Compartment]]) -> list[Compartment]:
+    """Of mentions before a number, those of the nearest clause that has any: "freezer
+    side's great but the meat in the fridge goes slimy and it reads 50" is the fridge."""
+    if not mentions:
+        return []
+    lo, _ = _segment_bounds(text, mentions[-1][0])
+    return [k for s, k in mentions if s >= lo]
 
 
 def _subject(kinds: list[Compartment]) -> Compartment | None:

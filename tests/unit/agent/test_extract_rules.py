@@ -337,6 +337,53 @@ def test_a_name_not_in_the_newest_answer_is_looked_for_in_the_list_before() -> N
     assert referenced_part([*messages, HumanMessage("what about the door seal")]) is None
 
 
+def test_the_likeliest_culprit_is_the_first_part_a_diagnosis_lists() -> None:
+    diagnosis = AIMessage(
+        "For *Not draining* on your WDT780SAEM1, these parts are the usual fix, most likely "
+        "first:\n1. **Dishwasher Drain Pump** (PS11753379) · $59.95\n"
+        "2. **Dishwasher Filter** (PS11759673) · $46.14"
+    )
+    said = "what would you say is the likeliest culprit there"
+    assert referenced_part(convo(said, diagnosis)) == "PS11753379"
+    # another case asked about is another diagnosis; a search lists no likelihood
+    assert referenced_part(convo("whats the usual suspect for a noisy one", diagnosis)) is None
+    assert referenced_part(convo(said)) is None
+
+
+def test_stock_and_price_said_in_other_words_pick_a_part() -> None:
+    stocked = AIMessage(
+        "1. **GASKET** (PS2331042) · $11.96 · On Order\n2. **SEAL** (PS2367891) · $20.13 · In Stock"
+    )
+    for text in ("which one's actually in stock", "which one do you actually have in stock"):
+        assert referenced_part(convo(text, stocked)) == "PS2367891", text
+    assert referenced_part(convo("the one thats actually in stock", stocked)) == "PS2367891"
+    assert referenced_part(convo("yep the 20 bucks one?", stocked)) == "PS2367891"
+
+
+def test_that_one_among_other_words_is_the_one_part_of_the_kind_asked_for() -> None:
+    listed = AIMessage(
+        "1. **French Door Hinge** (PS4145262) · $11.95\n2. **Door Closing Mechanism** (PS1) · $40.00"
+    )
+    messages = [HumanMessage("price on a door hinge for RF22K9381SG?"), listed]
+    assert referenced_part([*messages, HumanMessage("tell me more about that one")]) == "PS4145262"
+
+
+def test_the_last_digit_is_no_pick() -> None:
+    assert referenced_part(convo("wait no, 10632853011. the last 0 is a 1")) is None
+
+
+def test_a_pick_put_right_looks_past_the_part_just_shown() -> None:
+    funnel = AIMessage("**Dishwasher Filter** (PS11759673) · $46.14 · In Stock")
+    shown = [*convo("the filter"), funnel]
+    for text, part in (
+        ("sorry no i meant the door seal, not the filter", "PS12348515"),
+        ("hmm actually give me the first one, its cheaper", "PS11753379"),
+        ("hmm nah a filter isnt gonna fix it. back to the list, the drain pump one", "PS11753379"),
+        ("and what about the seal on that list", "PS12348515"),
+    ):
+        assert referenced_part([*shown, HumanMessage(text)]) == part, text
+
+
 def test_referenced_part_needs_a_previous_answer() -> None:
     assert referenced_part([HumanMessage("install the first one")]) is None
     assert referenced_part(convo("install the first one", AIMessage("Hi there!"))) is None
@@ -396,6 +443,17 @@ async def test_a_short_model_after_its_brand_or_appliance_and_a_comma_or_dash_is
     # a plain number after a comma and no brand or appliance is not one
     out = await extract("water filter, 71052", catalog)
     assert out["models"] == []
+
+
+@pytestmark_catalog
+async def test_a_short_model_given_alone_as_a_reply_is_found(catalog: Catalog) -> None:
+    for text in ("71052", "its a 71052", "it's 71052.", "ok mine's 71052"):
+        out = await extract(text, catalog)
+        assert [m["model"] for m in out["models"] if m["known"]] == ["71052"], text
+    # a short number the catalog lacks is no model, known or not
+    for text in ("12345", "its 45678", "2019"):
+        out = await extract(text, catalog)
+        assert out["models"] == [], text
 
 
 @pytestmark_catalog

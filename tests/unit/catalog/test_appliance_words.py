@@ -76,6 +76,12 @@ def test_a_name_in_any_spelling_cues_a_number_and_is_search_filler(
     assert offline_reading._APPLIANCE_ONLY.match(f"whirlpool {word}")
 
 
+def test_a_long_name_typed_a_letter_off_is_the_appliance() -> None:
+    assert appliance_from_words("wet patch in front of our frigidare dishwaher") == "dishwasher"
+    assert appliance_from_words("my refrigertor is warm") == "refrigerator"
+    assert appliance_from_words("a dishwashing liquid spill") is None  # two letters and more off
+
+
 def test_hints_and_parts_are_not_the_appliance_s_name() -> None:
     assert appliance_from_words("a sink of dishes") is None
     assert not _number_cue().search("the ice maker ")

@@ -345,6 +345,15 @@ def test_idioms_of_failing_read_as_the_corpus_word() -> None:
     assert features("gave it a go")["w:gave"] == 1  # not every "gave"
 
 
+def test_price_and_fit_in_rarer_words_read_as_the_corpus_words() -> None:
+    assert normalize("whats it go for") == "whats it cost"
+    assert normalize("what does PS11753379 usually sell for?") == "what does psnum cost qmark"
+    assert normalize("how much will it set me back") == "how much will it cost"
+    assert normalize("will it suit my WDT780SAEM1") == "will it fit my modelnum"
+    assert normalize("and how bout 10672009010") == "and how about modelnum"
+    assert normalize("ill go for the second one") == "ill go for the second one"  # a pick
+
+
 def test_a_negated_stop_is_one_word_nonstop() -> None:
     assert nonstop(["compressor", "hasnt", "stopped", "running"]) == [
         "compressor",
@@ -762,9 +771,94 @@ def test_after_a_pick_the_question_asked_first_is_the_job(model: Understanding) 
         ("the filter - how much and how often am i supposed to change it", "details"),
         ("ok that one. how much and how do i install it", "details"),
         ("the filter, how do i change it and how much is it", "install"),
+        ("whats the 2nd one and is it hard to change", "details"),
     ):
         messages = [HumanMessage("LG 71052 water filter"), listed, HumanMessage(text)]
         assert resolve_intent("answer", messages, model, picked_part=True) == job, text
+
+
+_ANY_DISHWASHER = AIMessage(
+    "For *Not draining* on a dishwasher, these parts are the usual fix, most likely first:\n"
+    "1. **Dishwasher Drain Pump** (PS11753379) · $59.95\n2. **Drain Hose** (PS2358130) · $24.11"
+    "\n\nWant installation steps for one of these?"
+)
+
+
+def test_a_model_given_first_after_the_fixes_for_any_appliance_rediagnoses(
+    model: Understanding,
+) -> None:
+    # the pump of any dishwasher is not this model's: its own list
+    messages = [
+        HumanMessage("my LG dishwasher isnt draining"), _ANY_DISHWASHER,
+        HumanMessage("its an LDF7561ST, do u have the pump in stock?"),
+    ]  # fmt: skip
+    assert (
+        resolve_intent("details", messages, model, picked_part=True, known_model=True) == "diagnose"
+    )
+
+
+def test_a_model_put_right_continues_the_job_before(model: Understanding) -> None:
+    fits = AIMessage("Yes! The **Drain Pump** (PS11753379) fits your **KDTE334GPS0**.")
+    said = "oh wait sorry thats the old one we got rid of, the new one is a WDT780SAEM1"
+    messages = [
+        HumanMessage("is the pump PS11753379 gonna work in my dishwasher"),
+        AIMessage("Could you tell me your appliance's **model number**?"),
+        HumanMessage("KDTE334GPS0"), fits, HumanMessage(said),
+    ]  # fmt: skip
+    assert resolve_intent("search", messages, model, picked_part=False, known_model=True) == (
+        "compat"
+    )
+    # a fit asked again is its own question
+    again = [*messages[:-1], HumanMessage("sorry typo, its WDT780SAEM1. does it still fit?")]
+    assert resolve_intent("compat", again, model, picked_part=False, known_model=True) == ("compat")
+
+
+def test_thanks_beside_the_shoppers_own_plan_asks_nothing(model: Understanding) -> None:
+    details = AIMessage("**GASKET** (PS2331042) · $11.96 · On Order\n\nWant the steps?")
+    messages = [
+        HumanMessage("the gasket"),
+        details,
+        HumanMessage("ok ill just wait for that one then, thx"),
+    ]
+    assert resolve_intent("details", messages, model, picked_part=True) == "thanks"
+
+
+def test_a_problem_told_first_then_a_part_asked_for_is_the_diagnosis(
+    model: Understanding,
+) -> None:
+    text = "GE DDT575SGF0BB makes a grinding noise when it washes. also do you have the mid spray arm for it?"
+    assert resolve_intent("search", [HumanMessage(text)], model, picked_part=False) == "diagnose"
+    # the part asked for first stays a search
+    first = "do you have the mid spray arm for a GE DDT575SGF0BB? it makes a grinding noise"
+    assert resolve_intent("search", [HumanMessage(first)], model, picked_part=False) == "search"
+
+
+def test_how_to_fit_it_after_a_no_is_the_fitting(model: Understanding) -> None:
+    messages = [
+        HumanMessage("door switch, how much is it"),
+        AIMessage("**Door Switch** (PS11747659) · $27.95\n\nWant me to check whether it fits?"),
+        HumanMessage("nah"), AIMessage("No problem. Anything else I can help with?"),
+        HumanMessage("actually wait yeah how do i put it in lol"),
+    ]  # fmt: skip
+    assert resolve_intent("answer", messages, model, picked_part=False) == "install"
+
+
+def test_a_yes_for_someone_elses_machine_takes_the_offered_steps(model: Understanding) -> None:
+    fits = AIMessage(
+        "Yes! The **Door Seal** (PS12348515) fits your **WDT780SAEM1**.\n\nWant the installation steps?"
+    )
+    for text in ("ok yep show me for hers", "perfect go ahead with the steps"):
+        messages = [HumanMessage("and my sisters WDT780SAEM1?"), fits, HumanMessage(text)]
+        assert resolve_intent("search", messages, model, picked_part=False) == "install", text
+
+
+def test_a_fit_asked_first_is_the_job_an_answer_continues(model: Understanding) -> None:
+    messages = [
+        HumanMessage("does PS11753379 fit my dishwasher and whats the price on it"),
+        AIMessage("Could you tell me your appliance's **model number**?"),
+        HumanMessage("WDT780SAEM1 (whirlpool)"),
+    ]
+    assert pending_job(messages, model) == "compat"
 
 
 def test_a_model_first_with_a_lifespan_question_continues_the_job() -> None:

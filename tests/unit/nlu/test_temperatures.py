@@ -52,6 +52,12 @@ from partchat.nlu.temperatures import (
         ("the crisper drawer thermometer shows 47", {"fridge": "warm"}),
         ("top shelf reads 30 degrees, lettuce froze", {"fridge": "cold"}),
         ("freezer shelf reads 22", {"freezer": "warm"}),
+        # a reading after clauses of both: the nearest one that names a compartment
+        (
+            "freezer side's great but the deli meat in the fridge goes slimy and my "
+            "thermometer reads 50",
+            {"fridge": "warm"},
+        ),
     ],
 )
 def test_states_by_compartment(text: str, expected: dict[str, str]) -> None:
