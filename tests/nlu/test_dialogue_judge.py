@@ -61,3 +61,15 @@ def test_a_pick_by_name_is_the_part_whose_name_has_the_word() -> None:
     assert _resolve("@name:valve", listed) == "PS11738056"
     # a word no name has: the first line that has it
     assert _resolve("@name:most common", listed) == "PS11738056"
+
+
+def test_a_pick_by_name_after_one_parts_details_looks_in_the_list_before() -> None:
+    listed = (
+        "1. **Condenser Fan Motor** (PS11739140) · $79.20\n"
+        "2. **Refrigerator Fan Grommet** (PS11739011) · $9.95"
+    )
+    details = "**Refrigerator Fan Grommet** (PS11739011) · $9.95 · In Stock"
+    assert _resolve("@name:condenser", details, listed) == "PS11739140"
+    assert _resolve("@name:grommet", details, listed) == "PS11739011"  # the details' own
+    # a place stays the previous answer's
+    assert _resolve("@1", details, listed) == "PS11739011"

@@ -2,8 +2,8 @@
 
 A turn is right when its tool call matches ``expect`` (the tool's name, and each listed
 argument: ``query`` as words the query contains, ``symptoms`` as the same set of labels,
-``"@2"`` / ``"@name:pump"`` as the part the previous answer listed there, anything else
-equal), its answer is grounded in its tool results, and it does not ask again for
+``"@2"`` / ``"@name:pump"`` as the part the previous answer listed there, ``"@name:…"``
+not in it as the one of the newest answer before that lists parts, anything else equal), its answer is grounded in its tool results, and it does not ask again for
 something the conversation already gave. A dialogue succeeds when every turn is right and
 its final answer does the job its last tool call was for.
 """
@@ -18,6 +18,7 @@ from partchat.nlu.corpus import Dialogue, Expect
 from tests.support.agent_driver import Conversation, Turn, grounding_problems
 
 _PS = re.compile(r"\bPS\d+\b")
+_LIST_LINE = re.compile(r"^\s*\d+\.\s.*\bPS\d+", re.MULTILINE)
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 ASKS = {
     "model": "**model number**",
@@ -57,24 +58,32 @@ def _listed(answer: str) -> list[tuple[str, str]]:
     return list(out.items())
 
 
-def _resolve(value: Any, previous: str) -> Any:
+def _resolve(value: Any, previous: str, last_list: str = "") -> Any:
     if not isinstance(value, str) or not value.startswith("@"):
         return value
     listed = _listed(previous)
     if value.startswith("@name:"):
         # the part whose name has the word ("@name:ice maker" is the *Ice Maker Assembly*,
         # not the *Water Inlet Valve* whose line gives "Ice maker not making ice" as the
-        # reason it is listed); else the first whose line has it
+        # reason it is listed); else the first whose line has it; after one part's details
+        # that lack it, in the list before ("hmm no, the condenser fan motor one")
         word = value.removeprefix("@name:").lower()
-        names = [ps for ps, line in listed if word in " ".join(_BOLD.findall(line))]
-        hits = names or [ps for ps, line in listed if word in line]
-        return hits[0] if hits else value
+        for answer in (listed, _listed(last_list)):
+            names = [ps for ps, line in answer if word in " ".join(_BOLD.findall(line))]
+            hits = names or [ps for ps, line in answer if word in line]
+            if hits:
+                return hits[0]
+        return value
     n = int(value[1:])
     return listed[n - 1][0] if 0 < n <= len(listed) else value
 
 
 def call_problems(
-    expect: Expect, turn: Turn, previous_answer: str, labels: dict[str, str]
+    expect: Expect,
+    turn: Turn,
+    previous_answer: str,
+    labels: dict[str, str],
+    last_list: str = "",
 ) -> list[str]:
     tool = expect.get("tool")
     if tool is None:
@@ -100,7 +109,7 @@ def call_problems(
             if not isinstance(got, list) or set(got) != wanted:
                 problems.append(f"symptoms {got} != {sorted(wanted)}")
         else:
-            want = _resolve(want, previous_answer)
+            want = _resolve(want, previous_answer, last_list)
             if str(got).upper() != str(want).upper():
                 problems.append(f"{key} {got!r} != {want!r}")
     return problems
@@ -161,12 +170,12 @@ def does_the_job(tool: str | None, turn: Turn) -> bool:
 async def run_dialogue(graph: Any, dialogue: Dialogue, labels: dict[str, str]) -> DialogueResult:
     result = DialogueResult(dialogue)
     conv = Conversation(graph)
-    previous = ""
+    previous = last_list = ""
     for spec in dialogue["turns"]:
         before = dict(conv.context)
         turn = await conv.say(spec["user"])
         result.turns.append(turn)
-        for p in call_problems(spec["expect"], turn, previous, labels):
+        for p in call_problems(spec["expect"], turn, previous, labels, last_list):
             result.problems.append(f"turn {len(result.turns)}: {p}")
         again = reasked(turn, before)
         result.reasked += again
@@ -174,6 +183,8 @@ async def run_dialogue(graph: Any, dialogue: Dialogue, labels: dict[str, str]) -
         grounding = grounding_problems(turn)
         result.ungrounded += grounding
         result.problems += [f"turn {len(result.turns)}: {p}" for p in grounding]
+        if _LIST_LINE.search(previous):
+            last_list = previous
         previous = turn.text
     last = dialogue["turns"][-1]["expect"]
     if result.turns and not does_the_job(last.get("tool"), result.turns[-1]):
