@@ -19,6 +19,7 @@ from partchat.nlu.dialogue import (
     corrected_compartment,
     corrects,
     lacks_model,
+    model_for_a_wide_list,
     model_then_aside,
     moves_on,
     names_another_appliance,
@@ -152,6 +153,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             or bare(said)
             or only_gives_a_model(said)
             or model_then_aside(said)
+            or model_for_a_wide_list(said, messages)
         ) and update["intent"] in ("search", "details", "compat", "diagnose", "install")
         if update.get("appliance_type") is None and reading.symptom_ids:
             implied = {sid.split("/", 1)[0] for sid in reading.symptom_ids}

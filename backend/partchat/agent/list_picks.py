@@ -50,7 +50,6 @@ _ABOUT_THAT_ONE = re.compile(r"\b(about|of) (that|this) one\b(?!\s+\w+\s+(is|was
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
     str(i): i for i in range(1, 10)
 }
-_ANOTHER = re.compile(r"^\W*(\w+\W+)?(what|how) (about|bout|abt)\b", re.IGNORECASE)
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _PRICE = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
 # "the cheaper of the two", "the most expensive one"
@@ -331,9 +330,12 @@ def referenced_part(
         if _AWAY.search(text) and answers and not _is_list(answers[-1].text, numbers):
             answers = answers[:-1]
         listings = [m.text for m in answers if numbers.search(m.text)]
-        named = [p for t in reversed(listings) if (p := _named_in(t, said, numbers))]
-        if named:
-            return named[0]
+        # the last sentence that names one ("nah i dont think a bracket is it. the actual
+        # ice maker assembly instead"), else the whole message
+        for part in [*reversed(_SENTENCES.split(said.strip())[1:]), said]:
+            named = [p for t in reversed(listings) if (p := _named_in(t, part, numbers))]
+            if named:
+                return named[0]
         text = said
     answers = [m for m in messages[-7:-1] if isinstance(m, AIMessage)][-3:]
     listings = [m.text for m in answers if numbers.search(m.text)]
@@ -358,9 +360,9 @@ def referenced_part(
                 return pointed
         return None
     pointed = _pointed(listings[-1], text, numbers, asked=asked.get(listings[-1], ""))
-    if pointed is None and len(listings) > 1 and not _ANOTHER.match(text):
-        # "the thermostat one from that list" after one part's details: the list before
-        # ("what about the fill hose" asks about another part, not one listed before)
+    if pointed is None and len(listings) > 1:
+        # "the thermostat one from that list", "what about the upper rack assembly" after
+        # one part's details: the list before
         for listing in reversed(listings[:-1]):
             about = asked.get(listing, "")
             if pointed := _pointed(listing, text, numbers, focus=listings[-1], asked=about):
@@ -382,6 +384,7 @@ _EARLIER = re.compile(
     re.IGNORECASE,
 )
 
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+")
 _AWAY = re.compile(
     r"\bback to\b|\binstead\b|\bafter all\b|"
     r"^\W*((hmm+|oh|ok|wait|no|sorry|oops)\W+)*(sorry|actually|i meant|meant|no wait|wait no)\b",

@@ -84,10 +84,12 @@ _YES_THANKS = re.compile(
 # them; an acknowledgement alone ("cool", "alright") takes up nothing.
 _TAKE_WORDS = (
     rf"{_YES_WORDS}|k|go ahead|go for it|go on|please( do)?|pls|plz|do (it|that|so)|"
-    r"let'?s (do it|do that|go)|show me( how)?|show how|sounds good|why not"
+    r"let'?s (do it|do that|go)|show me( how)?|show how|sounds good|why not|"
+    r"(the )?(install |installation )?steps( please| pls| plz)?"
 )
 _TAKES_OFFER = re.compile(
-    r"^\W*((cool|alright|great|perfect|nice|oh|ah|sweet|awesome|brilliant|lovely|excellent)\W+)*"
+    r"^\W*((cool|alright|great|perfect|nice|oh|ah|sweet|awesome|brilliant|lovely|excellent|"
+    rf"{_THANKS_WORDS})\W+)*"
     rf"({_TAKE_WORDS})\b(\W+(yes|yeah|ya|sure|ok|then|{_TAKE_WORDS}|{_THANKS_WORDS})\b)*"
     # "ok yep show me for hers": for whose machine
     r"(\W+(for|on) (hers|his|theirs|mine|hers too|his too|that one|it|both))?"
@@ -131,7 +133,15 @@ _CLOSING = frozenset(_CLOSING_WORDS.split())
 
 def declines(text: str) -> bool:
     """The message only says no (to an offer, or to more help), maybe after a remark
-    ("special order hmm. nah ill wait then")."""
+    ("special order hmm. nah ill wait then"), or with one after a closing phrase ("nah im
+    good, hubby does that stuff lol")."""
+    if (
+        (closed := _NO_THEN_CLOSED.match(text)) is not None
+        and "?" not in text
+        and not {"psnum", "modelnum"}.intersection(normalize(text).split())
+        and _TROUBLE.search(text[closed.end() :]) is None
+    ):
+        return True
     *before, last = _SENTENCE_END.split(text.strip())
     if before and "?" not in text and (m := _NO.match(last)) is not None:
         return set(re.findall(r"[a-z]+", m["rest"].lower())) <= _CLOSING
@@ -140,6 +150,11 @@ def declines(text: str) -> bool:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!])\s+")
+# "nah im good, …", "no thats fine, …": a no that closes the matter, whatever follows
+_NO_THEN_CLOSED = re.compile(
+    r"^\W*(no+|nope|nah)\W+(i'?m|im|i am|thats|that'?s|all|we'?re|were) (good|fine|ok|okay|set|sorted)\b",
+    re.IGNORECASE,
+)
 
 
 # A reply that says yes or no first ("yes but not for this one, the filter") answers the
@@ -224,7 +239,7 @@ def only_gives_a_model(text: str) -> bool:
 # 2533111330C. is that usually a thermostat thing?": the model asked for, given first, then
 # a question on the side
 _MODEL_FIRST = re.compile(
-    r"^\W*((?:[a-z']+[\s,]+){0,5}?)(?=[a-z0-9./-]*\d)([a-z0-9][a-z0-9./-]{4,})"
+    r"^\W*((?:[a-z'#]+[\s,:]+){0,5}?)(?=[a-z0-9./-]*\d)([a-z0-9][a-z0-9./-]{4,})"
     r"(?:\s+if (?:that|it|this) helps)?"
     r"\s*(?:[.;:!?]+|,|\s[-–—]+|\s+(?:also|and|btw|but|oh)\b)\s*\S",
     re.IGNORECASE,
@@ -241,14 +256,28 @@ def _model_fillers() -> frozenset[str]:
     return _BEFORE_MODEL | appliance_reply_words() | brand_words()
 
 
+def _model_first(text: str) -> re.Match[str] | None:
+    """The message opens with a model (after filler, a brand or the appliance's name) and
+    goes on with more."""
+    m = _MODEL_FIRST.match(text)
+    return m if m is not None and set(normalize(m[1]).split()) <= _model_fillers() else None
+
+
+def model_for_a_wide_list(text: str, messages: Sequence[BaseMessage]) -> bool:
+    """The message opens with a model after an answer made for any appliance of its kind
+    (the usual fixes, or a search, with no model): that model's own list is the job,
+    whatever the message asks on the side."""
+    return _model_first(text) is not None and bool(
+        _APPLIANCE_WIDE.search(_previous_answer(messages))
+    )
+
+
 def model_then_aside(text: str) -> bool:
     """The message opens with a model (after filler, a brand or the appliance's name)
     and goes on with a question on the side that asks no other job of its own (no part
     number, fitting or fit): the job the model was asked for goes on."""
-    m = _MODEL_FIRST.match(text)
+    m = _model_first(text)
     if m is None:
-        return False
-    if not set(normalize(m[1]).split()) <= _model_fillers():
         return False
     rest = text[m.end(2) :]
     fitting = _INSTALL_WORDS.search(rest) and not _LIFESPAN.search(rest)
@@ -341,12 +370,10 @@ _WHAT_IS_FIRST = re.compile(
 )
 # A first sentence, and more after it
 _FIRST_SENTENCE = re.compile(r"^([^.?!]+)[.!]+\s+\S")
-# A fact put right ("sorry, i meant …", "wait no", "the new one is a …")
-_CORRECTS = re.compile(
-    r"\b(sorry|oops|my bad|wait|actually|i meant|meant|wrong (one|model|number)|typo|"
-    r"the (new|right|correct|actual) (one|model|number) is)\b",
-    re.IGNORECASE,
-)
+# A part's details offer the fit check
+_OFFERS_FIT = re.compile(r"\bcheck whether it fits\b", re.IGNORECASE)
+_PS_NUMBER = re.compile(r"\bPS\d+\b")
+_IT = re.compile(r"\b(it|that|this|that one|this one)\b", re.IGNORECASE)
 # How to fit the part in focus, asked in so many words
 _HOW_TO_FIT_IT = re.compile(
     r"\bhow (do|would|should|can|to) (i |we |you |u )?(install|put|fit|swap|replace|change|mount)"
@@ -558,8 +585,8 @@ def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) 
     for i in reversed(users[-3:]):
         m = messages[i]
         intent = intent_of(m.text, understanding, awaited=awaits_reply(messages[: i + 1]))
-        if _ELLIPSIS.match(m.text) or is_answer(intent, m.text):
-            continue  # it continued an earlier job itself
+        if (_ELLIPSIS.match(m.text) and not fit_asked_first(m.text)) or is_answer(intent, m.text):
+            continue  # it continued an earlier job itself ("and it fits X right" asks one)
         if fit_asked_first(m.text) and (
             intent in ("details", "install") or "psnum" in normalize(m.text).split()
         ):
@@ -635,7 +662,10 @@ _ANOTHER_APPLIANCE = re.compile(
     r"landlord|tenant|cousin|boss|coworker|wife|husband|bf|gf|boyfriend|girlfriend)('?s)?\b|"
     r"\b(hers|his|theirs)\b|\bfor (her|him|them)\b|\b(got|have|own) (two|2|both) of\b|"
     r"\b(second|2nd|spare|garage|basement|rental|cabin|office) (fridge|refrigerator|dishwasher|"
-    r"dw|one|unit)\b",
+    r"dw|one|unit)\b|"
+    # "same fridge in the basement", "the one upstairs", "at the cabin"
+    r"\b(in|at) the (basement|garage|cabin|cottage|office|shop|rental|lake house|beach house)\b|"
+    r"\b(one|fridge|dishwasher|dw) (upstairs|downstairs)\b",
     re.IGNORECASE,
 )
 
@@ -663,7 +693,9 @@ def names_another_part(text: str, messages: Sequence[BaseMessage]) -> bool:
 
 
 # A diagnosis for the appliance, no model known ("For *Not draining* on a dishwasher, …")
-_APPLIANCE_WIDE = re.compile(r"\bon an? (dishwasher|refrigerator), these parts are the usual fix\b")
+_APPLIANCE_WIDE = re.compile(
+    r"\bon an? (dishwasher|refrigerator), these parts are the usual fix\b|^Here's what I found:"
+)
 
 
 # Whether it fits, asked in words the fit check answers ("thats the right gasket right?")
@@ -718,7 +750,7 @@ def resolve_intent(
         return "thanks"  # "ok thx for checking?", whatever job the classifier heard
     if (
         known_model
-        and _CORRECTS.search(text)
+        and _CORRECTION.search(text)
         and not (_FIT_ASKED.search(text) or _FITTING_ASKED.search(text) or "?" in text)
         and words.count("modelnum") == 1
         and "psnum" not in words
@@ -740,8 +772,28 @@ def resolve_intent(
         # spray arm for it?": the problem told first is the job (its list has the part if
         # it is a usual fix)
         return "diagnose"
-    if intent == ANSWER and not picked_part and _HOW_TO_FIT_IT.search(text):
-        return "install"  # "actually wait yeah how do i put it in lol" after "No problem."
+    if (
+        intent in ("install", "details")
+        and not picked_part
+        and fit_asked_first(text)
+        and _IT.search(text)
+        and len(set(_PS_NUMBER.findall(_previous_answer(messages)))) == 1
+    ):
+        return "compat"  # "does it fit my fridge for sure and how hard is the install"
+    if intent in (ANSWER, "thanks") and not picked_part and _HOW_TO_FIT_IT.search(text):
+        # "actually wait yeah how do i put it in lol" after "No problem.", "ok thx!! back
+        # to mine, how do i put it in"
+        return "install"
+    if (
+        intent == ANSWER
+        and not picked_part
+        and fit_asked_first(text)
+        and (
+            _OFFERS_FIT.search(previous := _previous_answer(messages)) is not None
+            or len(set(_PS_NUMBER.findall(previous))) == 1
+        )
+    ):
+        return "compat"  # "so that definitely fits mine?" to "Want me to check whether it fits …"
     if thanks_with_a_plan(text):
         return "thanks"  # "ok ill just wait for that one then, thx": nothing more asked
     if (
@@ -751,15 +803,15 @@ def resolve_intent(
     ):
         return "install"  # "sure go for it" to "Want the installation steps?", read as anything
     if (
-        picked_part
-        and not names_part
-        and _APPLIANCE_WIDE.search(_previous_answer(messages))
-        and model_then_aside(text)
-        and pending_job(messages, understanding) == "diagnose"
+        not names_part
+        and model_for_a_wide_list(text, messages)
+        and not (picked_part and _FIT_ASKED.search(text))
+        and (pending := pending_job(messages, understanding)) in ("diagnose", "search")
     ):
         # "its an LDF7561ST, do u have the pump in stock?" after the usual fixes for any
-        # dishwasher: that model's own list (its pump may be another part)
-        return "diagnose"
+        # dishwasher, "model 10632249101, also do i need to unplug it to swap it" after
+        # any fridge's fan motors: that model's own list (its pump may be another part)
+        return pending
     if (
         not (names_part or picked_part)
         and model_then_aside(text)
@@ -967,6 +1019,8 @@ def resolve_intent(
         # A model given unasked ("it's a whirlpool MDB7749SAW0" after a diagnosis):
         # the same job, now for that model.
         pending = previous_job(messages, understanding)
+    if pending == "search" and names_part:
+        return "details"  # "oh wait no, i meant the bypass filter. 10013297": that part
     return pending or intent
 
 
@@ -991,7 +1045,8 @@ def _question_after_pick(text: str, understanding: Understanding) -> str | None:
 _CORRECTION = re.compile(
     r"^\W*((oh|ah|um+|uh+|hmm+|ok(ay)?|well)\W+)*"
     r"(no+|nope|oops|whoops|sorry|wait|actually|my bad|correction|scratch that)\b|"
-    r"\b(i meant|i mean|meant to say|i misspoke|not the \w+,? (but )?the)\b",
+    r"\b(i meant|i mean|meant to say|i misspoke|not the \w+,? (but )?the|typo|"
+    r"the (new|right|correct|actual) (one|model|number) is)\b",
     re.IGNORECASE,
 )
 _ADDS = re.compile(

@@ -136,13 +136,17 @@ def _candidates(text: str) -> list[tuple[str, str, bool]]:
     return out[:20]
 
 
-# A number given alone, as a reply: "71052", "its a 71052", "mine's 71052."
+# A number given alone, as a reply, or first before something else: "71052", "its a
+# 71052", "mine's 71052.", "71052 - and can i return the filter …"
 _REPLY_BEFORE = re.compile(
     r"^\W*((ok|okay|sure|yes|yeah|yep|oh|hmm|um)\W+)*((it'?s|it is|mine'?s|mine is|model'?s)\s+)?"
     r"(an?\s+|the\s+)?$",
     re.IGNORECASE,
 )
-_REPLY_AFTER = re.compile(r"^\W*$")
+_REPLY_AFTER = re.compile(
+    r"^\W*$|^\s*([-–—,;:.!?]+\s|\s+(and|also|btw|but|if (that|it) helps|is (the|my|our) model)\b)",
+    re.IGNORECASE,
+)
 
 
 def _bare_reply(text: str, start: int, end: int) -> bool:

@@ -137,7 +137,8 @@ def fine_clauses(text: str) -> list[str]:
 # "stopped running" is not read as the thing stopping.
 _STOPPED = frozenset(["stop", "stops", "stopped", "stopping", "quit", "quits", "quitting"])
 _OFF_VERBS = frozenset(["shut", "shuts", "turn", "turns", "cycle", "cycles", "kick", "kicks"])
-_FILLER = frozenset(["ever", "even", "really", "actually"])
+# between a negation and its stop ("never seems to shut off", "doesnt ever really stop")
+_FILLER = frozenset(["ever", "even", "really", "actually", "seems", "seem", "to", "want", "wants"])
 
 
 def nonstop(words: list[str]) -> list[str]:
@@ -149,7 +150,8 @@ def nonstop(words: list[str]) -> list[str]:
     while i < len(words):
         j = i + 1
         if words[i] in NEGATOR and j < len(words):
-            j += words[j] in _FILLER
+            while j < len(words) and j < i + 3 and words[j] in _FILLER:
+                j += 1
             if j < len(words) and words[j] in _STOPPED:
                 out.append("nonstop")
                 i = j + 1

@@ -333,8 +333,9 @@ def test_a_name_not_in_the_newest_answer_is_looked_for_in_the_list_before() -> N
     assert referenced_part([*messages, HumanMessage("the door seal from that list")]) == (
         "PS12348515"
     )
-    # "what about …" asks about another part, not one listed before
-    assert referenced_part([*messages, HumanMessage("what about the door seal")]) is None
+    # "what about …" a part listed before is that part
+    assert referenced_part([*messages, HumanMessage("what about the door seal")]) == "PS12348515"
+    assert referenced_part([*messages, HumanMessage("what about the drain hose")]) is None
 
 
 def test_the_likeliest_culprit_is_the_first_part_a_diagnosis_lists() -> None:
@@ -380,6 +381,7 @@ def test_a_pick_put_right_looks_past_the_part_just_shown() -> None:
         ("hmm actually give me the first one, its cheaper", "PS11753379"),
         ("hmm nah a filter isnt gonna fix it. back to the list, the drain pump one", "PS11753379"),
         ("and what about the seal on that list", "PS12348515"),
+        ("hmm nah a filter isnt it. the actual door seal instead", "PS12348515"),
     ):
         assert referenced_part([*shown, HumanMessage(text)]) == part, text
 
@@ -447,9 +449,16 @@ async def test_a_short_model_after_its_brand_or_appliance_and_a_comma_or_dash_is
 
 @pytestmark_catalog
 async def test_a_short_model_given_alone_as_a_reply_is_found(catalog: Catalog) -> None:
-    for text in ("71052", "its a 71052", "it's 71052.", "ok mine's 71052"):
+    for text, model in (
+        ("71052", "71052"),
+        ("its a 71052", "71052"),
+        ("it's 71052.", "71052"),
+        ("ok mine's 71052", "71052"),
+        ("71072 is the model", "71072"),
+        ("71052 - and can i return the filter if that turns out not to be it?", "71052"),
+    ):
         out = await extract(text, catalog)
-        assert [m["model"] for m in out["models"] if m["known"]] == ["71052"], text
+        assert [m["model"] for m in out["models"] if m["known"]] == [model], text
     # a short number the catalog lacks is no model, known or not
     for text in ("12345", "its 45678", "2019"):
         out = await extract(text, catalog)

@@ -361,6 +361,7 @@ def test_a_negated_stop_is_one_word_nonstop() -> None:
         "running",
     ]
     assert nonstop(["fridge", "never", "shuts", "off"]) == ["fridge", "nonstop"]
+    assert nonstop(["it", "never", "seems", "to", "shut", "off"]) == ["it", "nonstop"]
     assert features("the ice maker won't quit")["w:nonstop"] == 1
     for text in ("door wont shut", "it stopped running", "wont turn on"):
         assert nonstop(text.split()) == text.split(), text
@@ -741,8 +742,10 @@ def test_a_no_with_the_shoppers_own_plan_declines() -> None:
         "nah thats ok, gonna think about it",
         "no thanks, ill get someone to put it in",
         "special order hmm. nah ill wait then",
+        "nah im good, hubby does that stuff lol",  # a remark after a closing phrase
     ):
         assert declines(text), text
+    assert not declines("nah im good, but the door leaks too")
     for text in ("no, the other one", "hmm. no its leaking too", "no. what about the pump?"):
         assert not declines(text), text
 
@@ -850,6 +853,58 @@ def test_a_yes_for_someone_elses_machine_takes_the_offered_steps(model: Understa
     for text in ("ok yep show me for hers", "perfect go ahead with the steps"):
         messages = [HumanMessage("and my sisters WDT780SAEM1?"), fits, HumanMessage(text)]
         assert resolve_intent("search", messages, model, picked_part=False) == "install", text
+
+
+def test_thanks_then_how_to_fit_it_is_the_fitting(model: Understanding) -> None:
+    fits = AIMessage("Yes! The **Condenser Fan Motor** (PS11739140) fits your **10640263010**.")
+    messages = [
+        HumanMessage("would it fit 10640263010 too?"),
+        fits,
+        HumanMessage("ok thx!! back to mine, how do i put it in"),
+    ]
+    assert resolve_intent("thanks", messages, model, picked_part=False) == "install"
+
+
+def test_whether_the_part_in_focus_fits_asked_first_is_the_fit_check(model: Understanding) -> None:
+    details = AIMessage("**Ice Auger** (PS17626595) · $30.00 · In Stock · fits your BSS25JSRFSS")
+    for intent, text in (
+        ("answer", "so that definitely fits mine?"),
+        ("install", "does it fit my fridge for sure and how hard is the install"),
+    ):
+        messages = [HumanMessage("the auger"), details, HumanMessage(text)]
+        assert resolve_intent(intent, messages, model, picked_part=False) == "compat", text
+
+
+def test_a_model_given_first_after_an_answer_for_any_appliance_redoes_it(
+    model: Understanding,
+) -> None:
+    listed = AIMessage(
+        "For *Not draining* on a dishwasher, these parts are the usual fix, most likely "
+        "first:\n1. **Drain Pump** (PS11753379) · $59.95\n\nWant installation steps for one?"
+    )
+    messages = [
+        HumanMessage("my dishwasher is not draining"), listed,
+        HumanMessage("WDT780SAEM1, also do i need to unplug it to swap it"),
+    ]  # fmt: skip
+    assert resolve_intent("install", messages, model, picked_part=False, known_model=True) == (
+        "diagnose"
+    )
+
+
+def test_a_part_number_given_where_a_search_was_the_job_is_its_details(
+    model: Understanding, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import partchat.nlu.dialogue as dialogue
+
+    monkeypatch.setattr(dialogue, "pending_job", lambda *_args, **_kw: "search")
+    found = AIMessage("Here's what I found for your B36CL80ENS:\n1. **Water Filter** (PS16221878)")
+    messages = [
+        HumanMessage("water filter for bosch fridge B36CL80ENS pls"), found,
+        HumanMessage("oh wait no, i meant the bypass filter. 10013297"),
+    ]  # fmt: skip
+    assert resolve_intent("answer", messages, model, picked_part=False, names_part=True) == (
+        "details"
+    )
 
 
 def test_a_fit_asked_first_is_the_job_an_answer_continues(model: Understanding) -> None:
