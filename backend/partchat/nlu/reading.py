@@ -116,6 +116,8 @@ _CLAUSES = re.compile(r"[,.;!?+&]+|\b(?:and|n|but|also|plus|then)\b", re.IGNOREC
 _AND_SIGN = re.compile(r"\s*\+\s*|\s+n\s+", re.IGNORECASE)
 # "is PS11731660 the water supply tube for KDTE334GPS0": a part and a model in a question
 # that asks whether one goes with the other.
+# Which parts of a type would fit, asked with no part given: the options, a search
+_WHICH_FIT = re.compile(r"^((so|ok|and|hi|hey) )*(what|which)\b")
 _PART_FOR_MODEL = re.compile(
     r"^(is|does|do|will|would|can|could|should)\b.*\bpsnum\b.*"
     r"\b(for|with|in|on)( (a|an|my|the|our))?( \w+)? modelnum\b|"
@@ -286,6 +288,15 @@ async def read(
         )
     ):
         intent = "details"  # "how much for the W10872845 filter", "need a quote on …"
+    if (
+        ruled is None
+        and intent == "compat"
+        and not found["part_numbers"]
+        and not found["unknown_part_numbers"]
+        and _WHICH_FIT.search(norm)
+        and part_type_named(text)
+    ):
+        intent = "search"  # "what door bins would go on a whirlpool WRS571CIHV02": the options
     if found["part_numbers"] and (ruled is None or ruled == ANSWER):
         # A given part's job by the message's structure (``rules.given_part_job``): a
         # number alone, a model with it, the steps asked, two parts compared.

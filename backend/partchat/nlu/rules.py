@@ -282,7 +282,8 @@ def greets(text: str) -> bool:
 
 
 THANKS = re.compile(
-    r"^\s*((thanks|thank you|thx|cheers|great,? thanks)\b[^?]{0,40}|"
+    r"^\s*((thanks|thank you|thx|cheers|great,? thanks|(muchas )?gracias|merci( beaucoup)?|danke( schon)?|"
+    r"grazie( mille)?|obrigad[oa]|dank je( wel)?)\b[^?]{0,40}|"
     # the short thanks of British and Australian English: "ta", "ta mate", "ta very much"
     r"ta( (mate|very much|muchly|love))?\W*|"
     # a closing: "cool, that's it", "ok that's all", "perfect, that's everything"
@@ -343,7 +344,8 @@ OTHER_APPLIANCE = re.compile(
 
 CHITCHAT = re.compile(
     r"\b(weather|joke|poem|story|capital of|who won|recipe|bitcoin|stock market|president|"
-    r"meaning of life|sing|translate|essay|homework|chatgpt|"
+    r"meaning of life|sing|translate|essay|homework|chatgpt|settle a bet|trivia|"
+    r"how (tall|high|far|old) is (the|a|an|mount|mt)\b|"
     # who or what the assistant is: "are you a real person", "is this chatgpt?"
     r"(are (you|u)|is this|am i talking to) (a |an )?(real person|person|human|bot|robot|ai|"
     r"chatgpt|gpt))\b",
@@ -522,7 +524,7 @@ AVAILABILITY = re.compile(
     r"\bwhere (can i|do i|to|could i|would i) (buy|get|order|find)\b|\bwho sells\b|"
     # "got any door bins?", "what thermostats u got", "you got full ice maker assemblies?"
     # (15 of 15 train, dev and paraphrase texts with such words and a part type: searches)
-    r"\b(you|ya|u)( guys| all| folks)? got\b|\bgot any\b|"
+    r"\b(you|ya|u)( guys| all| folks)? got\b|\bgot any\b|\bgot one for\b|"
     # "what do u have for the spray nozzle on that one"
     r"\bwhat (do|does|would) (you|ya|u)( guys| all| folks)? (have|carry|sell|stock) (for|in)\b",
     re.IGNORECASE,
@@ -544,7 +546,7 @@ _PS = re.compile(r"\bPS\d{3,12}\b", re.IGNORECASE)
 # is not a price.
 PRICE_QUESTION = re.compile(
     r"\b(how much (is|are|for|does|do|did|would|will|s|to buy|to order)|prices?|priced|pricing|"
-    r"costs?|charge|quote|expensive|cheap|cheaper|cheapest|pricier)\b"
+    r"costs?|charge|quote|ballpark|expensive|cheap|cheaper|cheapest|pricier)\b"
 )
 # A given part's price asked and nothing else ("price check: 6600JB1010A", "cost of PS…?
 # thx"): a question, never an attempt to have a price stated, whatever the classifier hears.
@@ -887,7 +889,12 @@ _INSTALL_ASKED = re.compile(
     r"\b(to|i|how|help|with)( me| us)? (fit|mount|put in|swap in|change out|replace|install)\b(\s\w+){0,4}\spsnum\b|"
     # the fitting as a noun or a gerund: "need help fitting door cam WPW…", "W… shelf mounting?"
     # (a manufacturer's number reads as modelnum)
-    r"\b(fitting|mounting|putting in|swapping in|hooking up)\b(\s\w+){0,4}\s(psnum|modelnum)\b|"
+    r"\b(fitting|mounting|putting in|swapping( in| out)?|replacing|changing out|hooking up)\b"
+    r"(\s\w+){0,5}\s(psnum|modelnum)\b|"
+    # what comes apart to reach it: "how much of the dishwasher do i gotta tear apart to
+    # reach W10782773", "tips for getting the old one out"
+    r"\b(tear|take|pull) (\w+ )?apart\b|\bto (reach|get to|get at|access) (it|the|psnum|modelnum)\b|"
+    r"\btips? (for|on)\b|"
     r"\b(psnum|modelnum)\b(\s\w+){0,3}\s(fitting|mounting|hook ?up)( qmark)+$|"
     # the effort or the tools it takes: "PS… how tough to put in", "is it just racks out
     # racks in or more work", "tools needed?" (30 of 30 such texts with a part: installs;
@@ -920,7 +927,8 @@ _INSTALLING = re.compile(r"\binstall(ing|ation|ed|s)?\b")
 _HOW = re.compile(r"\bhow\b")
 _HOW_LONG = re.compile(
     r"\bhow (often|frequently|regularly)\b|\bhow long\b(\s\w+){0,4}\slast\b|\blife ?span\b|"
-    r"\bhow many (days|weeks|months|years)\b|\bbefore it needs (swapping|replacing|changing)\b"
+    r"\bhow many (days|weeks|months|years)\b|"
+    r"\bbefore it needs (swapping|replacing|changing|tossing|a swap)\b|\bhow long is (it|one|this)\b"
 )
 # A part's number and nothing asked but the part itself: "PS429724", "242252702 details
 # pls", "details on 242252702", "got PS395284?"
