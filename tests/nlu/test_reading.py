@@ -161,6 +161,8 @@ async def test_the_threshold_for_some_symptom_is_the_tunings(
     [
         ("do you guys stock drain hoses? mine is leaking under the dishwasher", "search"),
         ("do you have PS11752778 in stock", "details"),
+        # which parts of a type would go on a model, none given: the options
+        ("what door bins would go on a whirlpool WRS571CIHV02", "search"),
     ],
 )
 async def test_asking_whether_the_store_has_a_kind_of_part_is_a_search(

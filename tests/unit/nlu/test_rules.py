@@ -135,6 +135,10 @@ from partchat.nlu.rules import (
         # where the store delivers, asked first; how long a part takes to come back
         ("do you ship to canada and what does that run", "orders"),
         ("on order?? how long does that usually take to come in", "orders"),
+        # thanks in other languages, trivia
+        ("muchas gracias, adios", "thanks"),
+        ("merci beaucoup", "thanks"),
+        ("settle a bet for us, how tall is the eiffel tower", "out_of_scope"),
     ],
 )
 def test_a_rule_decides(text: str, intent: str) -> None:
@@ -255,6 +259,20 @@ def test_a_part_named_alone(text: str, named: str | None) -> None:
         ),
         # where it goes, how it is reached, talked through
         ("talk me through getting WD21X10490 in", 1, False, "install"),
+        (
+            "how much of the dishwasher do i gotta tear apart to reach W10782773",
+            1,
+            False,
+            "install",
+        ),
+        ("got WR62X10055 in hand. tips for getting the old one out?", 1, False, "install"),
+        ("before i go swapping the GE dw inlet valve WD15X10014, any advice", 1, False, "install"),
+        (
+            "PS2364646 - how long is one of these good for before it needs tossing",
+            1,
+            False,
+            "details",
+        ),
         ("PS1957416 is here. where does it even live on a fridge", 1, False, "install"),
         ("AEM69493808: which end goes to the disposal", 1, False, "install"),
         (
@@ -304,6 +322,7 @@ def test_a_given_parts_job_by_structure(
         ("do you happen to have a defrost timer for a frigidaire", True),
         ("can I buy just the door bin", True),
         ("great thx. also what do u have for the spray nozzle on that one", True),
+        ("pretty sure the damper's to blame. got one for a frigidaire?", True),
         ("the fan is loud, is it the motor", False),
         ("where is the model sticker", False),
         ("i sold the old fridge, this one leaks", False),
