@@ -222,13 +222,15 @@ async def read(
     norm = normalize(text)
     if (
         ruled is None
-        and intent == "diagnose"
+        and intent in ("diagnose", "details")
         and AVAILABILITY.search(text)
         and not found["part_numbers"]
         and not found["unknown_part_numbers"]
         and part_type_named(text)
     ):
-        intent = "search"  # "do you have drain pumps? it's full of water": the part first
+        # "do you have drain pumps? it's full of water": the part first; with no part
+        # given, no one part's details either
+        intent = "search"
     elif (
         ruled is None
         and intent in ("diagnose", ANSWER)
