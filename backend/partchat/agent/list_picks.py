@@ -370,6 +370,12 @@ def referenced_part(
     return pointed
 
 
+# Words that skip the answer in focus: "instead", "after all", and a pick put right ("sorry
+# no i meant the auger, not the funnel", "actually the black one would match better")
+_AWAY_WORDS = (
+    r"\binstead\b|\bafter all\b|"
+    r"^\W*((hmm+|oh|ok|wait|no|sorry|oops)\W+)*(sorry|actually|i meant|meant|no wait|wait no)\b"
+)
 # Words that send the shopper back to an earlier answer ("the hinge from the list", "the
 # drip pan from before", "back to the gray one", "the chute door one instead").
 _EARLIER = re.compile(
@@ -377,19 +383,11 @@ _EARLIER = re.compile(
     r"original|old|top) )?(list|search|results?|answer)\b|"
     r"\b(from|like) (before|earlier)\b|\b(you|u) (showed|listed|gave|mentioned|said)( me)?"
     r"( (before|earlier|first|at first))?\b|\b(go|going|come|coming) back to\b|\bback to\b|"
-    r"\binstead\b|\bafter all\b|"
-    # a pick put right ("sorry no i meant the auger, not the funnel", "actually the black
-    # one would match better"): not the part just shown
-    r"^\W*((hmm+|oh|ok|wait|no|sorry|oops)\W+)*(sorry|actually|i meant|meant|no wait|wait no)\b",
+    + _AWAY_WORDS,
     re.IGNORECASE,
 )
-
+_AWAY = re.compile(r"\bback to\b|" + _AWAY_WORDS, re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+")
-_AWAY = re.compile(
-    r"\bback to\b|\binstead\b|\bafter all\b|"
-    r"^\W*((hmm+|oh|ok|wait|no|sorry|oops)\W+)*(sorry|actually|i meant|meant|no wait|wait no)\b",
-    re.IGNORECASE,
-)
 # What one goes back to follows the words: "nah a grommet isnt gonna fix it. back to the
 # list, the condenser fan motor one"
 _BACK_TO = re.compile(r"\bback to\b", re.IGNORECASE)
@@ -541,7 +539,7 @@ def _pointed(
         or (_ASKS_ABOUT.search(text) and not _named_words(text) and _is_list(listing, pattern))
     ):
         return numbers[0]  # "ok that one", "how much?" after a list of one
-    m = _ORDINAL.search(text)
+    m = place_said
     if m:
         word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]
         number = m["n"] or m["m"] or ""

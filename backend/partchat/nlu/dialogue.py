@@ -131,6 +131,11 @@ _CLOSING_WORDS = (
 _CLOSING = frozenset(_CLOSING_WORDS.split())
 
 
+def _names_a_number(text: str) -> bool:
+    """The text gives a part or model number."""
+    return not {"psnum", "modelnum"}.isdisjoint(normalize(text).split())
+
+
 def declines(text: str) -> bool:
     """The message only says no (to an offer, or to more help), maybe after a remark
     ("special order hmm. nah ill wait then"), or with one after a closing phrase ("nah im
@@ -138,7 +143,7 @@ def declines(text: str) -> bool:
     if (
         (closed := _NO_THEN_CLOSED.match(text)) is not None
         and "?" not in text
-        and not {"psnum", "modelnum"}.intersection(normalize(text).split())
+        and not _names_a_number(text)
         and _TROUBLE.search(text[closed.end() :]) is None
     ):
         return True
@@ -357,11 +362,7 @@ def thanks_for_something(text: str) -> bool:
     m = _COURTESY.match(text)
     rest = text[m.end() :].strip() if m else ""
     said = _THANKED_FOR.match(rest)
-    return (
-        said is not None
-        and not rest[said.end() :].strip()
-        and not {"psnum", "modelnum"}.intersection(normalize(text).split())
-    )
+    return said is not None and not rest[said.end() :].strip() and not _names_a_number(text)
 
 
 # What a part is, asked first ("whats the 4th one and …")
@@ -373,6 +374,13 @@ _FIRST_SENTENCE = re.compile(r"^([^.?!]+)[.!]+\s+\S")
 # A part's details offer the fit check
 _OFFERS_FIT = re.compile(r"\bcheck whether it fits\b", re.IGNORECASE)
 _PS_NUMBER = re.compile(r"\bPS\d+\b")
+
+
+def _one_part_shown(answer: str) -> bool:
+    """The answer is about one part (its details, its fit): the part in focus."""
+    return len(set(_PS_NUMBER.findall(answer))) == 1
+
+
 _IT = re.compile(r"\b(it|that|this|that one|this one)\b", re.IGNORECASE)
 # How to fit the part in focus, asked in so many words
 _HOW_TO_FIT_IT = re.compile(
@@ -398,7 +406,7 @@ def thanks_with_a_plan(text: str) -> bool:
         "?" not in text
         and _OWN_PLAN.search(text) is not None
         and _THANKED.search(text) is not None
-        and not {"psnum", "modelnum"}.intersection(normalize(text).split())
+        and not _names_a_number(text)
     )
 
 
@@ -561,12 +569,18 @@ def pending_job(
             or (model_then_aside(text) and awaits_reply(messages[: i + 1]))
         ):
             continue  # an earlier answer to an earlier question: look further back
-        if fit_asked_first(text) and (
-            intent in ("details", "install") or "psnum" in normalize(text).split()
-        ):
+        if _fit_was_the_job(text, intent):
             return "compat"  # "does PS… fit my dishwasher and whats the price": the fit
         return intent if intent in _JOBS else None
     return None
+
+
+def _fit_was_the_job(text: str, intent: str) -> bool:
+    """An earlier message asked whether a part fits before anything else, whatever the
+    classifier made of its price or fitting question."""
+    return fit_asked_first(text) and (
+        intent in ("details", "install") or "psnum" in normalize(text).split()
+    )
 
 
 def _gave_asked_part(messages: Sequence[BaseMessage]) -> bool:
@@ -587,9 +601,7 @@ def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) 
         intent = intent_of(m.text, understanding, awaited=awaits_reply(messages[: i + 1]))
         if (_ELLIPSIS.match(m.text) and not fit_asked_first(m.text)) or is_answer(intent, m.text):
             continue  # it continued an earlier job itself ("and it fits X right" asks one)
-        if fit_asked_first(m.text) and (
-            intent in ("details", "install") or "psnum" in normalize(m.text).split()
-        ):
+        if _fit_was_the_job(m.text, intent):
             return "compat"  # "does it fit a kenmore …? and how hard is it to install"
         if intent in _JOBS:
             return intent
@@ -777,7 +789,7 @@ def resolve_intent(
         and not picked_part
         and fit_asked_first(text)
         and _IT.search(text)
-        and len(set(_PS_NUMBER.findall(_previous_answer(messages)))) == 1
+        and _one_part_shown(_previous_answer(messages))
     ):
         return "compat"  # "does it fit my fridge for sure and how hard is the install"
     if intent in (ANSWER, "thanks") and not picked_part and _HOW_TO_FIT_IT.search(text):
@@ -790,7 +802,7 @@ def resolve_intent(
         and fit_asked_first(text)
         and (
             _OFFERS_FIT.search(previous := _previous_answer(messages)) is not None
-            or len(set(_PS_NUMBER.findall(previous))) == 1
+            or _one_part_shown(previous)
         )
     ):
         return "compat"  # "so that definitely fits mine?" to "Want me to check whether it fits …"
