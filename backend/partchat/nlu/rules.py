@@ -231,7 +231,6 @@ _GREETING_FILLER = frozenset(
         "gud",
         "day",
         "and",
-        "knock",
         "on",
         "this",
         "thing",
@@ -949,14 +948,12 @@ def given_part_job(norm: str, parts: int, known_model: bool) -> str | None:
         return "details"
     if _HOW_LONG.search(norm):
         return "details"
-    if _FIT_FIRST.search(norm) and (
-        known_model
-        or ((_INSTALL_ASKED.search(norm) or _INSTALLING.search(norm)) and not _I_FIT.search(norm))
-    ):
+    fitting = _INSTALL_ASKED.search(norm) is not None or _INSTALLING.search(norm) is not None
+    if _FIT_FIRST.search(norm) and (known_model or (fitting and not _I_FIT.search(norm))):
         # "does PS… fit a WDT780SAEM1 and if so how hard is it to swap", "also does PS… fit
         # it too and how do i install that one": the fit first (it asks for the model)
         return "compat"
-    if _INSTALL_ASKED.search(norm) or _INSTALLING.search(norm):
+    if fitting:
         return "install"
     if known_model:
         return None if _HOW.search(norm) else "compat"
