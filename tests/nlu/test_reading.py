@@ -536,3 +536,27 @@ async def test_a_dead_part_is_no_appliance_that_will_not_start(
 ) -> None:
     reading = await read(text, catalog, _Words(_DEAD_WORDS))  # type: ignore[arg-type]
     assert set(reading.symptom_ids) == expected
+
+
+class _OrdersUnlessShort:
+    """A classifier that hears an order in the whole message and a problem in its first
+    sentence."""
+
+    def score(self, text: str) -> Scores:
+        if "canada" in text:
+            return Scores("orders", 0.4, (), 1.0, {}, "search")
+        return Scores("diagnose", 0.9, ("not-cleaning-dishes-properly",), 0.0, {}, "search")
+
+
+async def test_a_request_before_an_order_question_is_the_job_and_keeps_its_problem(
+    catalog: Catalog,
+) -> None:
+    text = (
+        "bosch SHE53T52UC - dishes coming out gritty and still dirty. what do i need to "
+        "replace? also do you guys ship to canada"
+    )
+    reading = await read(text, catalog, _OrdersUnlessShort())  # type: ignore[arg-type]
+    assert reading.intent == "diagnose"
+    # an order question alone stays one
+    reading = await read("do you ship to canada", catalog, _OrdersUnlessShort())  # type: ignore[arg-type]
+    assert reading.intent == "orders"

@@ -168,7 +168,12 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
 
 
 # The shopper's own appliance, after another's was asked about ("on mine", "my own").
-_MINE = re.compile(r"\b(on|for|in|to) mine\b|\bmy own\b|\bfor me\b|\bmines\b", re.IGNORECASE)
+_MINE = re.compile(
+    r"\b(on|for|in|to) mine\b|\bmy own\b|\bfor me\b|\bmines\b|"
+    # "ok going back to the list, the first spray arm": the list made for their own
+    r"\bback to (the|that|your|ur) (first |original |earlier )?list\b",
+    re.IGNORECASE,
+)
 
 
 async def _own_model(messages: Sequence[BaseMessage], catalog: CatalogReader) -> str | None:

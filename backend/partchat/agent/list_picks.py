@@ -14,9 +14,11 @@ from partchat.catalog.stem import stem
 from partchat.catalog.vocab import (
     APPLIANCE_NAMES,
     appliance_words,
+    brand_names,
     brand_words,
     part_type_keywords,
 )
+from partchat.nlu.features import part_type_named
 
 _PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
 _ORDINALS = {
@@ -37,7 +39,7 @@ _ORDINAL = re.compile(
     re.IGNORECASE,
 )
 # "ok that one", "yes this one please": a pick with nothing but the pointing word
-_POINTING = r"^\W*((ok(ay)?|yes|yeah|yep|sure|cool|great|perfect)\W+)*(that|this)"
+_POINTING = r"^\W*((ok(ay)?|k|yes|yeah|yea|ya|yep|yup|sure|cool|great|perfect|nice)\W+)*(that|this)"
 THAT_ONE = re.compile(
     rf"{_POINTING}( one)?(\W+(please|pls|then|thanks|thx))*\W*$",
     re.IGNORECASE,
@@ -129,6 +131,7 @@ _GENERIC_WORDS = frozenset(
         "cheap",
         "pricey",
         "teh",
+        "hm",
         "hmm",
         "hmmm",
         "umm",
@@ -143,6 +146,7 @@ _GENERIC_WORDS = frozenset(
         "thats",
         "prob",
         "probably",
+        "make",
         "maybe",
         "likely",
         "possibly",
@@ -162,6 +166,7 @@ _GENERIC_WORDS = frozenset(
         "lets",
         "try",
         "then",
+        "same",
         "sure",
         "just",
         "from",
@@ -265,7 +270,10 @@ def _generic_stems() -> frozenset[str]:
     the brands' words: "it's a whirlpool 10672003010" after a list gives the appliance's
     make, not the *Whirlpool EveryDrop Filter* listed (a brand is in 148 part names)."""
     names = (w for w, _ in appliance_words(APPLIANCE_NAMES) if " " not in w)
-    return frozenset(stem(w) for w in (*_GENERIC_WORDS, *names, *brand_words()))
+    # a brand's later word is an ordinary one ("jenn air": "the air one" is the air filter)
+    later = {w for b in brand_names() for w in b.split()[1:]}
+    brands = (w for w in brand_words() if w not in later)
+    return frozenset(stem(w) for w in (*_GENERIC_WORDS, *names, *brands))
 
 
 # A message that asks how to put one part in ("what door parts fit" asks for parts).
@@ -337,6 +345,16 @@ def referenced_part(
             if named:
                 return named[0]
         text = said
+    if _ASKED_FIRST.search(text):
+        # "ok the first one i asked about, does it fit a A4425GDTABB" after two parts'
+        # details: the first of the parts shown one at a time
+        shown: list[str] = [
+            found[0]
+            for m in messages[-13:-1]
+            if isinstance(m, AIMessage) and len(set(found := numbers.findall(m.text))) == 1
+        ]
+        if len(distinct := list(dict.fromkeys(shown))) > 1:
+            return distinct[0]
     answers = [m for m in messages[-7:-1] if isinstance(m, AIMessage)][-3:]
     listings = [m.text for m in answers if numbers.search(m.text)]
     if not listings:
@@ -370,6 +388,14 @@ def referenced_part(
     return pointed
 
 
+# "is that one any cheaper": no word of a name (elsewhere "any of those …" asks for a type)
+_ANY = re.compile(r"\bany\b", re.IGNORECASE)
+# The part asked about first, of several shown one at a time
+_ASKED_FIRST = re.compile(
+    r"\b(first|1st|earlier|original) (one|part) (i|we) (asked|was asking|looked|checked) about\b|"
+    r"\bthe (one|part) (i|we) (asked|looked) about first\b",
+    re.IGNORECASE,
+)
 # Words that skip the answer in focus: "instead", "after all", and a pick put right ("sorry
 # no i meant the auger, not the funnel", "actually the black one would match better")
 _AWAY_WORDS = (
@@ -528,7 +554,11 @@ def _pointed(
     if by_price and len(prices) > 1 and not (place_said and place_said.start() < by_price.start()):
         # ("the first one, its cheaper": the place said first, the price its reason)
         # "whichever of the two gaskets is cheaper": among the parts the message names
-        named_too = _headed(items, text) or _named(items, _BY_PRICE.sub(" ", text)) or wanted()
+        # ("and the door light switch, is that one any cheaper?": the part named, not the
+        # cheaper of the two switches; "the cheaper drawer": of the names ending in it)
+        named = _named(items, _ANY.sub(" ", _BY_PRICE.sub(" ", text)))
+        headed = _headed(items, text)
+        named_too = [ps for ps in named if ps in headed] or named or headed or wanted()
         among = {ps: prices[ps] for ps in named_too if ps in prices} or prices
         pick = min if by_price["low"] else max
         return pick(among, key=among.__getitem__)
@@ -596,15 +626,29 @@ def _pointed(
         # "what would you say is the likeliest culprit": a diagnosis lists the likeliest
         # part first ("the usual suspect for a noisy one" is another diagnosis)
         return wanted()[0]
-    if not named and (head := _HEAD.match(text)) and not _WHICH_OR_ANY.search(text):
-        # "the drum. is that a hard fix?", "the door closing mechanism. on order??": a
-        # listed name, then a question of its own after a stop or a dash
-        named = _named(items, head[1])
+    if not named and not _WHICH_OR_ANY.search(text):
+        # "special order tho, nah. the dishwasher filter then": a remark, then a listed
+        # name in a sentence of its own. After one part's details, a part type the last
+        # sentence names that the part lacks ("$48 for a wheel?? whats the roller one
+        # cost") is a listed one's, not the part the remark is about.
+        *before, last = _SENTENCES.split(text.strip())
+        named = _named(items, last) if before else []
+        in_names = set().union(*(_stems(line) for line in items.values()))
+        elsewhere = (
+            before
+            and not _is_list(listing, pattern)
+            and part_type_named(last)
+            and not _named_words(last) & in_names
+        )
+        if not (named or elsewhere) and (head := _HEAD.match(text)):
+            # "the drum. is that a hard fix?", "the door closing mechanism. on order??": a
+            # listed name, then a question of its own after a stop or a dash
+            named = _named(items, head[1])
     return named[0] if named else None
 
 
 # A few words before a stop, a comma or a dash, and more after them.
-_HEAD = re.compile(r"^\W*((?:\w+\W{0,2}){1,5}?\w+)\s*(?:[.;:!?]+|,|\s[-–—]+)\s*\S")
+_HEAD = re.compile(r"^\W*((?:\w+\W{0,2}){1,6}?\w+)\s*(?:[.;:!?]+|,|\s[-–—]+)\s*\S")
 
 # "the drain pump one not the circulation one lol": the part denied names nothing picked
 _NOT_THAT_ONE = re.compile(
@@ -639,8 +683,14 @@ _ASKS_FIT = re.compile(r"\b(fits?|compatible|work (with|for|in|on))\b", re.IGNOR
 _WHICH_OR_ANY = re.compile(r"\b(which|any|among|of (those|these|them))\b", re.IGNORECASE)
 
 
+# A word before "it" or "them" is a verb ("how do i clip it on"), no part's name; nor is
+# "for now" ("just the lower ones for now")
+_VERB_OF_IT = re.compile(r"\b[a-z]+(?= (it|them)\b)|\bfor now\b", re.IGNORECASE)
+
+
 def _named_words(text: str) -> set[str]:
     """The words of ``text`` that could name a part: all but the generic ones, stemmed."""
+    text = _VERB_OF_IT.sub(" ", text)
     return {stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())} - (
         _generic_stems()
     )
@@ -660,7 +710,8 @@ def _named(
     off a listed name's word ("elemnt") is that word."""
     in_names = set().union(*(_stems(line) for line in items.values()))
     generic = _generic_stems()
-    stems = [stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())]
+    words = _NAME_WORD.findall(_VERB_OF_IT.sub(" ", text).lower())
+    stems = [stem(_SHORT_FORMS.get(w, w)) for w in words]
     # a generic word is no misspelt name ("thing" is not "hinge")
     spelled = [w if w in generic else _spelled(w, in_names) for w in stems]
     wanted = set(spelled) - generic

@@ -178,9 +178,14 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
         ):
             # "actually the model is 10641124210" after a list: that search again
             query = _search_query(_previous_user_text(messages, newest))
-        elif read == "search" and _value(ctx, CONTINUES_KEY) and not part_type_named(text):
+        elif (
+            read == "search"
+            and _value(ctx, CONTINUES_KEY)
+            and (not part_type_named(text) or _ABOUT_THEM.search(text))
+        ):
             # "actually make that 2533111530C, thats my moms fridge": the request it
-            # continues names the part
+            # continues names the part; so does one whose side question is about the
+            # parts it asked for ("10672003012, do they come with the fill tube?")
             query = _job_query(messages, newest) or query
         elif (
             _OF_THOSE.search(text)
@@ -217,6 +222,10 @@ _CANNED = {
     "orders": w.ORDERS,
     "out_of_scope": w.OUT_OF_SCOPE,
 }
+
+
+# A question about the parts asked for before ("do they come with …", "are those …")
+_ABOUT_THEM = re.compile(r"\b(do|does|did|will|would|are|is|can) (they|these|those|them)\b", re.I)
 
 
 def _canned_by_rules(text: str, in_scope: bool) -> str | None:

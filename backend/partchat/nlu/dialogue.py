@@ -36,13 +36,15 @@ _OFFERED_INSTALL = re.compile(
 # ("a replacement ice maker" names a part: 36 of the 40 learnt messages with
 # "replacement" search for one.)
 _INSTALL_WORDS = re.compile(
-    r"\b(install\w*|replac(e|es|ing)\b|swap\w*|fit it|put (it |this |that )?in|mount\w*|hook\w* up|"
+    r"\b(install\w*|replac(e|es|ing)\b|swap\w*|fit it|put (it |this |that |(that|this) one )?in|"
+    r"mount\w*|hook\w* up|"
     r"change (it|that|this))\b",
     re.IGNORECASE,
 )
 # "and PS3406971?", "what about the drain hose W10195416": the same question, another part.
 _ELLIPSIS = re.compile(
-    r"^\W*((ok(ay)?|cool|great|thanks|and|also|so)\W+)*(and|(what|how) (about|bout|abt)|also)\b",
+    r"^\W*((ok(ay)?|k|cool|great|nice|sweet|perfect|awesome|good|alright|thanks|and|also|so)\W+)*"
+    r"(and|(what|how) (about|bout|abt)|also)\b",
     re.IGNORECASE,
 )
 _FIT_WORDS = re.compile(
@@ -157,7 +159,8 @@ def declines(text: str) -> bool:
 _SENTENCE_END = re.compile(r"(?<=[.!])\s+")
 # "nah im good, …", "no thats fine, …": a no that closes the matter, whatever follows
 _NO_THEN_CLOSED = re.compile(
-    r"^\W*(no+|nope|nah)\W+(i'?m|im|i am|thats|that'?s|all|we'?re|were) (good|fine|ok|okay|set|sorted)\b",
+    r"^\W*(no+|nope|nah)\W+((i'?m|im|i am|thats|that'?s|all|we'?re|were) (good|fine|ok|okay|set|"
+    r"sorted)|(i )?(don'?t|do not) need)\b",
     re.IGNORECASE,
 )
 
@@ -245,7 +248,7 @@ def only_gives_a_model(text: str) -> bool:
 # a question on the side
 _MODEL_FIRST = re.compile(
     r"^\W*((?:[a-z'#]+[\s,:]+){0,5}?)(?=[a-z0-9./-]*\d)([a-z0-9][a-z0-9./-]{4,})"
-    r"(?:\s+if (?:that|it|this) helps)?"
+    r"(?:\s+if (?:that|it|this) helps|\s+i (?:think|believe|guess))?"
     r"\s*(?:[.;:!?]+|,|\s[-–—]+|\s+(?:also|and|btw|but|oh)\b)\s*\S",
     re.IGNORECASE,
 )
@@ -293,6 +296,13 @@ def model_then_aside(text: str) -> bool:
 _LIFESPAN = re.compile(r"\bhow (often|frequently)\b|\bhow long\b[^?]{0,30}\blasts?\b", re.I)
 
 
+def _lifespan_first(text: str) -> bool:
+    """How often a part is changed or how long it lasts is asked, before any fitting."""
+    often = _LIFESPAN.search(text)
+    fitting = _INSTALL_WORDS.search(text)
+    return often is not None and (fitting is None or often.start() < fitting.start())
+
+
 _ONLY_NAME_FILLER_WORDS = "the a an one that this my new its it s ok okay and just please pls qmark"
 _ONLY_NAME_FILLER = frozenset(_ONLY_NAME_FILLER_WORDS.split())
 
@@ -335,10 +345,19 @@ def lacks_model(text: str, messages: Sequence[BaseMessage] = ()) -> bool:
 # Thanks or praise that opens a message ("ok great,", "thanks so much!") and a question
 # after it ("how much", "is it in stock?").
 _COURTESY = re.compile(
-    r"^\W*((ok(ay)?|great|cool|awesome|perfect|nice|thanks?|thank you|thx|ty|so much)\W+)+",
+    r"^\W*((ok(ay)?|great|cool|awesome|perfect|nice|thanks?|thank you|thx|ty|so much|a lot|a bunch|"
+    r"a ton)\W+)+",
     re.IGNORECASE,
 )
-_QUESTION = re.compile(r"\?\s*$|^(how|what|where|which|is|are|does|do|can)\b", re.IGNORECASE)
+_QUESTION = re.compile(
+    r"\?\s*$|^(how|what|where|which|is|are|does|do|can|what'?s|how'?s|where'?s)\b", re.IGNORECASE
+)
+# Words that lead on to one more question after a thanks ("thanks!! oh and is the ice
+# funnel in stock too", "thx, also one more thing - …")
+_ONE_MORE = re.compile(
+    r"^\W*((oh|and|also|btw|plus|quick (q|question)|one more( thing| q| question)?)\b\W*)+",
+    re.IGNORECASE,
+)
 
 
 # "for checking", "for the help!": what a thanks is for, to the end of its clause.
@@ -353,6 +372,7 @@ def _after_courtesy(text: str) -> str | None:
         # "ok thx for checking?": what the thanks is for asks nothing; a question may follow
         # it ("thanks for that, how do i install it")
         rest = rest[said.end() :].strip()
+    rest = _ONE_MORE.sub("", rest, count=1)
     return rest if len(rest.split()) >= 2 and _QUESTION.search(rest) else None
 
 
@@ -369,11 +389,19 @@ def thanks_for_something(text: str) -> bool:
 _WHAT_IS_FIRST = re.compile(
     r"^\W*((ok|so|and|hmm)\W+)*(what'?s|what is|whats) (the|that|this|it)\b", re.I
 )
+# A first question, and more after it
+_FIRST_QUESTION = re.compile(r"^[^?]+\?(?=\s*\S)")
 # A first sentence, and more after it
 _FIRST_SENTENCE = re.compile(r"^([^.?!]+)[.!]+\s+\S")
 # A part's details offer the fit check
 _OFFERS_FIT = re.compile(r"\bcheck whether it fits\b", re.IGNORECASE)
 _PS_NUMBER = re.compile(r"\bPS\d+\b")
+# "ya check it", "sure, check that pls": the fit check offered, taken
+_CHECK_IT = re.compile(
+    rf"^\W*(({_YES_WORDS}|pls|please|go ahead and)\W+)*(pls |please )?check (it|that|that one|the fit)"
+    r"(\W+(pls|please|thanks|thx|ty))*\W*$",
+    re.IGNORECASE,
+)
 
 
 def _one_part_shown(answer: str) -> bool:
@@ -567,6 +595,7 @@ def pending_job(
             is_answer(intent, text)
             or _gave_asked_part(messages[: i + 1])
             or (model_then_aside(text) and awaits_reply(messages[: i + 1]))
+            or _gave_asked_appliance(messages[: i + 1])
         ):
             continue  # an earlier answer to an earlier question: look further back
         if _fit_was_the_job(text, intent):
@@ -583,13 +612,14 @@ def _fit_was_the_job(text: str, intent: str) -> bool:
     )
 
 
-def _gave_asked_part(messages: Sequence[BaseMessage]) -> bool:
-    """The newest message gives a part number the answer before it asked for."""
+def _gave_asked_part(messages: Sequence[BaseMessage], *, named: bool = False) -> bool:
+    """The newest message gives a part number the answer before it asked for (``named``:
+    the reading found a part in it, a manufacturer number too)."""
     previous = _previous_answer(messages)
     return (
         "?" in previous
         and _ASKED_FOR_PART.search(previous) is not None
-        and "psnum" in normalize(messages[-1].text).split()
+        and (named or "psnum" in normalize(messages[-1].text).split())
     )
 
 
@@ -619,6 +649,25 @@ _TROUBLE = re.compile(
 )
 # The assistant's "Is this a **refrigerator** or a **dishwasher**?"
 _ASKED_APPLIANCE = re.compile(r"\*\*refrigerator\*\* or a \*\*dishwasher\*\*", re.IGNORECASE)
+
+
+def _appliance_first(text: str) -> bool:
+    """The message opens with the appliance (maybe its brand), then a clause of its own."""
+    head = _CLAUSE_BREAK.split(text.strip(), maxsplit=1)
+    words = set(normalize(head[0]).split())
+    return len(head) == 2 and bool(words & appliance_reply_words()) and words <= _model_fillers()
+
+
+def _gave_asked_appliance(messages: Sequence[BaseMessage]) -> bool:
+    """The newest message opens with the appliance the answer before it asked for and goes
+    on with a side question that names no part ("a GE dishwasher, you guys carry parts for
+    those right?")."""
+    text = messages[-1].text
+    return (
+        _ASKED_APPLIANCE.search(_previous_answer(messages)) is not None
+        and _appliance_first(text)
+        and not part_type_named(text)
+    )
 
 
 def only_names_the_appliance(text: str, messages: Sequence[BaseMessage]) -> bool:
@@ -792,6 +841,16 @@ def resolve_intent(
         and _one_part_shown(_previous_answer(messages))
     ):
         return "compat"  # "does it fit my fridge for sure and how hard is the install"
+    if (
+        intent == "details"
+        and not (picked_part or names_part)
+        and (first_asked := _FIRST_QUESTION.match(text)) is not None
+        and _FITTING_ASKED.search(first_asked[0])
+        and not (_PRICE_QUESTION.search(first_asked[0]) or _FIT_ASKED.search(first_asked[0]))
+        and _IT.search(first_asked[0])
+        and _one_part_shown(_previous_answer(messages))
+    ):
+        return "install"  # "is that one easy to put in? and does it come with the clamp"
     if intent in (ANSWER, "thanks") and not picked_part and _HOW_TO_FIT_IT.search(text):
         # "actually wait yeah how do i put it in lol" after "No problem.", "ok thx!! back
         # to mine, how do i put it in"
@@ -806,6 +865,18 @@ def resolve_intent(
         )
     ):
         return "compat"  # "so that definitely fits mine?" to "Want me to check whether it fits …"
+    if _CHECK_IT.match(text) and _one_part_shown(_previous_answer(messages)):
+        # "ya check it" after a part's details (the fit check offered, or the fit shown
+        # and the steps offered: what is checked is the fit)
+        return "compat"
+    if (
+        not (picked_part or names_part)
+        and _gave_asked_appliance(messages)
+        and (pending := pending_job(messages, understanding)) is not None
+    ):
+        # "a GE dishwasher, you guys carry parts for those right?" to "a refrigerator or
+        # a dishwasher?": the job asked for, for that appliance
+        return pending
     if thanks_with_a_plan(text):
         return "thanks"  # "ok ill just wait for that one then, thx": nothing more asked
     if (
@@ -887,7 +958,7 @@ def resolve_intent(
         names_part
         and intent in ("details", "search")
         and not explicit
-        and _gave_asked_part(messages)
+        and _gave_asked_part(messages, named=True)
     ):
         # "PS11741354 the door spring" to "Which part do you mean?": the job that asked
         pending = pending_job(messages, understanding)
@@ -923,6 +994,7 @@ def resolve_intent(
             and _PRICE_QUESTION.search(text) is not None
         )
         or (intent == "install" and _WHAT_IS_FIRST.match(text) is not None)
+        or (intent == "install" and (fit_asked_first(text) or _lifespan_first(text)))
         or intent in ("orders", "out_of_scope")
         or (intent == "injection" and rule_intent(text) != "injection")
         or (intent in ("thanks", "greeting") and rule_intent(text) is None)
@@ -942,6 +1014,10 @@ def resolve_intent(
             return "details"  # "the filter - how much and how often do i change it"
         if fitting and (what := _WHAT_IS_FIRST.match(text)) and what.end() < fitting.start():
             return "details"  # "whats the 4th one and is it hard to change": what it is first
+        if _lifespan_first(text):
+            return "details"  # "the first one, how often am i supposed to change it"
+        if fitting and fit_asked_first(text):
+            return "compat"  # "the fan motor - does it fit mine? and how long to put in"
         if fitting:
             return "install"
         if _FIT_WORDS.search(text):

@@ -20,6 +20,8 @@ _PS = re.compile(r"^PS\d{3,12}$")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Z]")
 _MODEL_CUE = re.compile(r"\bmodel\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
+# "does it fit a 71053", "for the 71054": a model of five or more digits after its article
+_FIT_CUE = re.compile(r"\b(fits?|for|on|with|in)\s+(an?|the|my)\s*$", re.IGNORECASE)
 _PART_CUE = re.compile(r"\bpart\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
 
 
@@ -128,6 +130,7 @@ def _candidates(text: str) -> list[tuple[str, str, bool]]:
             plain
             and len(token) < 7
             and (len(token) < 4 or not _number_cue().search(before))
+            and not (len(token) >= 5 and _FIT_CUE.search(before))
             and not (len(token) >= 5 and _bare_reply(text, m.start(), m.end()))
         ):
             continue
@@ -139,7 +142,8 @@ def _candidates(text: str) -> list[tuple[str, str, bool]]:
 # A number given alone, as a reply, or first before something else: "71052", "its a
 # 71052", "mine's 71052.", "71052 - and can i return the filter …"
 _REPLY_BEFORE = re.compile(
-    r"^\W*((ok|okay|sure|yes|yeah|yep|oh|hmm|um)\W+)*((it'?s|it is|mine'?s|mine is|model'?s)\s+)?"
+    r"^\W*((ok|okay|sure|yes|yeah|yep|oh|hmm|um|wait|sorry|oops|no)\W+)*"
+    r"((it'?s|it is|mine'?s|mine is|model'?s)\s+)?"
     r"(an?\s+|the\s+)?$",
     re.IGNORECASE,
 )

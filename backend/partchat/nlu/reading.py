@@ -35,6 +35,7 @@ from .rules import (
     asks_only_a_price,
     given_part_job,
     part_named_alone,
+    request_head,
     rule_intent,
 )
 from .temperatures import one_state_each, settle, states, warm_said_instead
@@ -140,6 +141,7 @@ _FIT_QUESTION = re.compile(
 _SUSPECTS_A_PART = re.compile(
     r"\b(could|might|would|can) (that|it|this) be\b|\bis (it|that|this) (the|my)\b"
 )
+_REQUESTS = frozenset({"search", "details", "compat", "diagnose", "install"})
 _MAY_ASK_FIT = frozenset({"search", "details", ANSWER, "install", "diagnose"})
 # "hows it go on", "how does the spray arm go in": how a part goes on is installing it.
 _HOW_IT_GOES = re.compile(r"\bhows?\b(\W+\w+){0,3}\W+(go|goes)\W+(on|in|into|back)\b")
@@ -216,6 +218,13 @@ async def read(
         # whatever other machine the message mentions
         ruled = None
     intent = ruled or (scores.intent if awaited else unawaited(scores))
+    if intent == "orders" and (head := request_head(text)) is not None:
+        # "bosch SHE53T52UC - dishes coming out gritty. what do i need to replace? also do
+        # you ship to canada": the request before the order question is the job, and its
+        # problem is read as one
+        asked = scorer.score(head).intent
+        if asked in _REQUESTS:
+            intent = asked
     unsure_scope = ruled is None and intent == "out_of_scope" and scores.confidence < _UNSURE_SCOPE
     if unsure_scope and part_type_named(text):
         intent = "search"  # "what rinse aid parts do you have": a part of ours

@@ -834,6 +834,18 @@ def orders_aside(text: str) -> bool:
     return orders_head(text) is not None
 
 
+_SENTENCE = re.compile(r"[^.?!]+")
+
+
+def _asks_a_part_too(text: str) -> bool:
+    """A sentence of its own, without the small talk, names a part type ("which one of
+    those is the thermostat? also hows the weather"; not "how tall is the eiffel tower")."""
+    return any(
+        not CHITCHAT.search(said) and part_type_pattern().search(normalize(said))
+        for said in _SENTENCE.findall(text)
+    )
+
+
 def rule_intent(text: str) -> str | None:
     """The intent the rules are sure of, else None."""
     words = normalize(text).split()
@@ -864,7 +876,7 @@ def rule_intent(text: str) -> str | None:
     ours = OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
     if OTHER_APPLIANCE.search(text) and not ours:
         return "out_of_scope"
-    if CHITCHAT.search(text) and not IN_SCOPE.search(text):
+    if CHITCHAT.search(text) and not IN_SCOPE.search(text) and not _asks_a_part_too(text):
         return "out_of_scope"
     if SEARCH_COMMAND.match(text):
         return "search"
@@ -883,6 +895,9 @@ _INSTALL_ASKED = re.compile(
     r"(go|goes|live|sit|mount|attach|connect|plug)\b|"
     r"\bwhich (end|side|way|wire|hose)\b(\s\w+){0,2}\s(goes|go|up|faces|connects)\b|"
     r"\bget (at|to) (it|them)\b|\bwhat am i doing wrong\b|"
+    # how it comes out and goes in, what the job involves: "how the old shaft comes out
+    # and the new psnum goes in", "whats involved in yanking the old pump out"
+    r"\bhow (\w+ ){0,5}?(goes|comes) (in|out|on|off)\b|\bwhats involved\b|"
     r"\b(wont|doesnt|dont|cant get it to) (line up|seat|sit (right|flush)|click in)\b|"
     r"\bhow( qmark)*$|"
     r"\b(to|i|how|help|with)( me| us)? (fit|mount|put in|swap in|change out|replace|install)\b(\s\w+){0,4}\spsnum\b|"

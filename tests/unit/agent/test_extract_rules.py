@@ -456,11 +456,14 @@ async def test_a_short_model_given_alone_as_a_reply_is_found(catalog: Catalog) -
         ("ok mine's 71052", "71052"),
         ("71072 is the model", "71072"),
         ("71052 - and can i return the filter if that turns out not to be it?", "71052"),
+        # put right, or after a fit word and its article
+        ("wait sorry its the 71054, i read the wrong sticker", "71054"),
+        ("does it fit a 71053 as well? neighbor has the same fridge", "71053"),
     ):
         out = await extract(text, catalog)
         assert [m["model"] for m in out["models"] if m["known"]] == [model], text
     # a short number the catalog lacks is no model, known or not
-    for text in ("12345", "its 45678", "2019"):
+    for text in ("12345", "its 45678", "2019", "does it fit a 2019 model", "for the 10000 btu one"):
         out = await extract(text, catalog)
         assert out["models"] == [], text
 
@@ -858,3 +861,79 @@ def test_asking_to_see_a_part_or_the_one_not_meant_picks_the_part_named() -> Non
         "PS11759673"
     )
     assert referenced_part(convo("do u see a drain hose in those?")) is None
+
+
+def test_a_remark_then_a_listed_name_in_its_own_sentence_picks_it() -> None:
+    said = "special order tho, nah. the dishwasher filter then"
+    assert referenced_part(convo(said)) == "PS11759673"
+    # a name first, then a question of its own, still picks the name
+    assert referenced_part(convo("the door seal. is that a hard fix?")) == "PS12348515"
+
+
+def test_after_details_a_part_type_the_part_lacks_picks_from_the_list_before() -> None:
+    wheels = AIMessage(
+        "1. **Lower Dishrack Wheel** (PS11748193) · $47.95\n2. **Rack Roller** (PS11746725) · $6.00"
+    )
+    wheel = AIMessage("**Lower Dishrack Wheel** (PS11748193) · $47.95 · In Stock")
+    messages = [*convo("the lower dishrack wheel", wheels), wheel]
+    said = "$48 for a wheel?? whats the roller one cost"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS11746725"
+
+
+def test_a_verb_before_it_names_no_part() -> None:
+    rollers = AIMessage(
+        "1. **Lower Rack Roller** (PS16217024) · $12.95\n"
+        "2. **Rack Roller with Mounting Clip** (PS4222532) · $16.95"
+    )
+    roller = AIMessage("**Lower Rack Roller** (PS16217024) · $12.95 · In Stock")
+    messages = [*convo("the lower rack roller", rollers), roller]
+    assert referenced_part([*messages, HumanMessage("how do i clip it on")]) is None
+    assert referenced_part([*messages, HumanMessage("what about the clip one")]) == "PS4222532"
+
+
+def test_the_later_word_of_a_brand_still_names_a_part() -> None:
+    filters = AIMessage(
+        "1. **Refrigerator Air Filter** (PS2580853) · $16.76\n"
+        "2. **Refrigerator Ice and Water Filter** (PS11701542) · $75.79"
+    )
+    assert referenced_part(convo("the air one not the water one", filters)) == "PS2580853"
+
+
+def test_yea_that_one_picks_the_one_part_of_the_kind_asked_for() -> None:
+    one = AIMessage("1. **Rinse Aid Reservoir** (PS11747725) · $52.48 · In Stock")
+    said = "yea that one, how do i swap it out"
+    assert referenced_part([HumanMessage("rinse aid thing?"), one, HumanMessage(said)]) == (
+        "PS11747725"
+    )
+
+
+def test_make_that_the_other_colour_picks_it_from_the_list_before() -> None:
+    gaskets = AIMessage(
+        "1. **Door Gasket - White** (PS11759516) · $125.08\n"
+        "2. **Door Gasket - Gray** (PS11759515) · $125.08"
+    )
+    white = AIMessage("**Door Gasket - White** (PS11759516) · $125.08 · In Stock")
+    messages = [*convo("the white one", gaskets), white]
+    said = "hmm actually make that the gray one, same price?"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS11759515"
+
+
+def test_a_part_named_with_a_price_question_is_that_part_not_the_cheaper_of_its_kind() -> None:
+    switches = AIMessage(
+        "1. **Door Light Switch** (PS11738900) · $39.86\n"
+        "2. **Refrigerator Door Switch** (PS12728638) · $29.37"
+    )
+    said = "hmm and the door light switch, is that one any cheaper?"
+    assert referenced_part(convo(said, switches)) == "PS11738900"
+    assert referenced_part(convo("the cheaper switch", switches)) == "PS12728638"
+
+
+def test_the_first_part_asked_about_is_the_first_shown_one_at_a_time() -> None:
+    messages = [
+        HumanMessage("PS652226 how much"),
+        AIMessage("**Ice Funnel** (PS652226) · $20.00 · In Stock"),
+        HumanMessage("and PS1766247?"),
+        AIMessage("**Condenser Fan Motor** (PS1766247) · $47.95 · In Stock"),
+        HumanMessage("ok the first one i asked about, does it fit a A4425GDTABB"),
+    ]
+    assert referenced_part(messages) == "PS652226"

@@ -957,3 +957,117 @@ def test_a_pick_after_a_list_that_shows_the_fit_is_the_parts_details(
     # a list without the fit: the fit check the shopper asked for
     messages[-2] = AIMessage(listed.text.replace(" · fits your CFE28TP2MBS1", ""))
     assert resolve_intent("answer", messages, model, picked_part=True) == "compat"
+
+
+_DETAILS = AIMessage(
+    "**Drain Tube Kit** (PS8691807) · $41.95 · In Stock · fits your 10672003010\n\n"
+    "Want the installation steps?"
+)
+
+
+def test_a_question_after_thanks_and_one_more_word_is_the_job(model: Understanding) -> None:
+    for text, job in (
+        ("thanks!! oh and is the drain tube kit in stock too", "details"),
+        ("perfect thanks! whats the install like", "install"),
+    ):
+        messages = [HumanMessage("the drain tube kit"), _DETAILS, HumanMessage(text)]
+        assert resolve_intent("thanks", messages, model, picked_part=True) == job, text
+
+
+def test_how_often_a_picked_part_is_changed_is_its_details(model: Understanding) -> None:
+    listed = AIMessage("1. **Water Filter** (PS10063209) · $68.55\n2. **Air Filter** (PS1) · $9.00")
+    for text in (
+        "the first one, how often am i supposed to change it",
+        "first one. how often do u have to change these",
+    ):
+        messages = [HumanMessage("water filter CFE28TP2MBS1"), listed, HumanMessage(text)]
+        for intent in ("answer", "install"):
+            assert resolve_intent(intent, messages, model, picked_part=True) == "details", text
+
+
+def test_a_picked_parts_fit_asked_before_its_fitting_is_the_fit_check(
+    model: Understanding,
+) -> None:
+    text = "ok the condenser fan motor - does it def fit mine? and how long does it take to put in"
+    messages = [HumanMessage("noisy 10640262010"), _DETAILS, HumanMessage(text)]
+    assert resolve_intent("install", messages, model, picked_part=True) == "compat"
+
+
+def test_the_part_in_focus_asked_to_be_fitted_first_is_the_fitting(model: Understanding) -> None:
+    text = "k is that one easy to put in? and does it come with the clamp"
+    messages = [HumanMessage("the drain tube kit"), _DETAILS, HumanMessage(text)]
+    assert resolve_intent("details", messages, model, picked_part=False) == "install"
+    # the price asked first stays the details
+    messages[-1] = HumanMessage("how much is that one? and is it easy to put in")
+    assert resolve_intent("details", messages, model, picked_part=False) == "details"
+
+
+def test_check_it_after_a_parts_details_is_the_fit_check(model: Understanding) -> None:
+    for text in ("ya check it", "yeah check it", "sure, check that pls"):
+        messages = [HumanMessage("the drain tube kit"), _DETAILS, HumanMessage(text)]
+        assert resolve_intent("answer", messages, model, picked_part=False) == "compat", text
+    messages = [HumanMessage("hi"), AIMessage("Hi! How can I help?"), HumanMessage("ya check it")]
+    assert resolve_intent("answer", messages, model, picked_part=False) != "compat"
+
+
+def test_a_part_number_given_for_an_asked_fit_check_is_the_fit_check(
+    model: Understanding,
+) -> None:
+    messages = [
+        HumanMessage("will this fit my GE A4425GDTABB?"),
+        AIMessage("Which part do you mean? Please give me the **part number** you want to check?"),
+        HumanMessage("WR55X10025, the temp sensor"),
+    ]
+    assert resolve_intent("details", messages, model, picked_part=False, names_part=True) == (
+        "compat"
+    )
+
+
+def test_no_need_for_the_steps_declines() -> None:
+    assert declines("nah dont need the steps, thx")
+    assert declines("no i don't need it")
+    assert not declines("nah dont need the steps, does it fit WDT780SAEM1 though?")
+
+
+def test_and_another_part_after_a_nice_is_the_same_job(model: Understanding) -> None:
+    fits = AIMessage("Yes! The **Defrost Thermostat** (PS1017716) fits your **BSS25JFRFWW**.")
+    messages = [
+        HumanMessage("hey does PS1017716 fit a BSS25JFRFWW"),
+        fits,
+        HumanMessage("nice, and the temp sensor PS304103?"),
+    ]
+    assert resolve_intent("details", messages, model, picked_part=False, names_part=True) == (
+        "compat"
+    )
+
+
+def test_a_model_given_with_i_think_and_a_side_question_continues_the_job() -> None:
+    messages = [
+        HumanMessage("whats the price on PS3408461"),
+        AIMessage("**Door Gasket** (PS3408461) · $120.89\n\nWant me to check whether it fits?"),
+        HumanMessage("does it fit my fridge?"),
+        AIMessage("Could you tell me your appliance's **model number** so I can check the fit?"),
+        HumanMessage("frigidaire CFD26WIS1 i think.. does it come with the screws?"),
+    ]
+    assert model_then_aside(messages[-1].text)
+    assert not model_then_aside("frigidaire CFD26WIS1 i think.. does it fit?")
+
+
+def test_the_appliance_asked_for_with_a_side_question_continues_the_job(
+    model: Understanding,
+) -> None:
+    asked = AIMessage("Is this a **refrigerator** or a **dishwasher**?")
+    messages = [
+        HumanMessage("water all over the floor every time it runs"),
+        asked,
+        HumanMessage("a GE dishwasher, you guys carry parts for those right?"),
+    ]
+    assert resolve_intent("search", messages, model, picked_part=False) == "diagnose"
+    # the model given next continues the diagnosis, not the side question
+    listed = AIMessage(
+        "For *Leaking* on a dishwasher, these parts are the usual fix:\n1. x\n\nWant the steps?"
+    )
+    assert pending_job([*messages, listed, HumanMessage("CDW9380N00SS")], model) == "diagnose"
+    # a part named beside the appliance is a request of its own
+    messages[-1] = HumanMessage("a GE dishwasher, do you have the door seal?")
+    assert resolve_intent("search", messages, model, picked_part=False) == "search"

@@ -42,6 +42,8 @@ from partchat.nlu.rules import (
         ("fridge 10672003010 ice maker only makes a few cubes. also wheres my order 55812??", None),
         ("my washing machine won't spin", "out_of_scope"),
         ("tell me a joke", "out_of_scope"),
+        # small talk beside a part asked about leaves the part to the classifier
+        ("which one of those is the thermostat? also hows the weather where u are lol", None),
         ("the dehumidifier in my basement quit pulling water", "out_of_scope"),
         ("our office kegerator runs warm", "out_of_scope"),
         ("portable ac unit leaks", "out_of_scope"),
@@ -275,6 +277,20 @@ def test_a_part_named_alone(text: str, named: str | None) -> None:
         ),
         ("PS1957416 is here. where does it even live on a fridge", 1, False, "install"),
         ("AEM69493808: which end goes to the disposal", 1, False, "install"),
+        # how it comes out and goes in, what the job involves
+        (
+            "explain like im five how the old shaft comes out and PS11739142 goes in",
+            1,
+            False,
+            "install",
+        ),
+        (
+            "whats involved in yanking the old pump out of a 66513002N510 for PS11738151",
+            1,
+            True,
+            "install",
+        ),
+        ("does PS11738151 go in a 66513002N510", 1, True, "compat"),
         (
             "defrost heater PS303781, the back wall has to come off to get at it?",
             1,
