@@ -371,6 +371,11 @@ def referenced_part(
         listing = lists[-1]
         if other and not ordinal:
             return _other(listing, listings[-1] if listings[-1] is not listing else "", numbers)
+        if ordinal and (kinds := _named_words(_ORDINAL.sub(" ", text)) & _part_type_stems()):
+            # "what about the first spray arm" after a search that found no spray arm: the
+            # newest list with a part of that type
+            typed = [t for t in lists if kinds <= set().union(*map(_stems, t.splitlines()))]
+            lists = typed[-1:] or lists
         for listing in reversed(lists):
             # "the 3rd one" after a list of one (the model's) below a longer one (the
             # appliance's): the newest list that has that place
@@ -400,7 +405,8 @@ _ASKED_FIRST = re.compile(
 # no i meant the auger, not the funnel", "actually the black one would match better")
 _AWAY_WORDS = (
     r"\binstead\b|\bafter all\b|"
-    r"^\W*((hmm+|oh|ok|wait|no|sorry|oops)\W+)*(sorry|actually|i meant|meant|no wait|wait no)\b"
+    r"^\W*((hmm+|oh|ok|wait|no|sorry|oops)\W+)*(sorry|actually|i meant|meant|no wait|wait no)\b|"
+    r"\bnever ?mind\b"
 )
 # Words that send the shopper back to an earlier answer ("the hinge from the list", "the
 # drip pan from before", "back to the gray one", "the chute door one instead").
@@ -684,13 +690,15 @@ _WHICH_OR_ANY = re.compile(r"\b(which|any|among|of (those|these|them))\b", re.IG
 
 
 # A word before "it" or "them" is a verb ("how do i clip it on"), no part's name; nor is
-# "for now" ("just the lower ones for now")
-_VERB_OF_IT = re.compile(r"\b[a-z]+(?= (it|them)\b)|\bfor now\b", re.IGNORECASE)
+# "for now" ("just the lower ones for now"), "never mind", "what even is"
+_NOT_A_NAME = re.compile(
+    r"\b[a-z]+(?= (it|them)\b)|\bfor now\b|\bnever ?mind\b|\bwhat even\b", re.IGNORECASE
+)
 
 
 def _named_words(text: str) -> set[str]:
     """The words of ``text`` that could name a part: all but the generic ones, stemmed."""
-    text = _VERB_OF_IT.sub(" ", text)
+    text = _NOT_A_NAME.sub(" ", text)
     return {stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())} - (
         _generic_stems()
     )
@@ -710,7 +718,7 @@ def _named(
     off a listed name's word ("elemnt") is that word."""
     in_names = set().union(*(_stems(line) for line in items.values()))
     generic = _generic_stems()
-    words = _NAME_WORD.findall(_VERB_OF_IT.sub(" ", text).lower())
+    words = _NAME_WORD.findall(_NOT_A_NAME.sub(" ", text).lower())
     stems = [stem(_SHORT_FORMS.get(w, w)) for w in words]
     # a generic word is no misspelt name ("thing" is not "hinge")
     spelled = [w if w in generic else _spelled(w, in_names) for w in stems]

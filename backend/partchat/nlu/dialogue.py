@@ -149,6 +149,15 @@ def declines(text: str) -> bool:
         and _TROUBLE.search(text[closed.end() :]) is None
     ):
         return True
+    if (
+        (no := _NO.match(text)) is not None
+        and _OWN_PLAN.search(no["rest"])
+        and "?" not in text
+        and not _names_a_number(text)
+        and not part_type_named(text)
+        and not _THE_PLACE.search(text)
+    ):
+        return True  # "nah im gonna try cleaning my old one first" ("no ill try the 2nd" picks)
     *before, last = _SENTENCE_END.split(text.strip())
     if before and "?" not in text and (m := _NO.match(last)) is not None:
         return set(re.findall(r"[a-z]+", m["rest"].lower())) <= _CLOSING
@@ -157,6 +166,9 @@ def declines(text: str) -> bool:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!])\s+")
+_THE_PLACE = re.compile(
+    r"\b(the|that) (first|second|third|fourth|fifth|last|other|1st|2nd|3rd|4th|5th)\b", re.I
+)
 # "nah im good, …", "no thats fine, …": a no that closes the matter, whatever follows
 _NO_THEN_CLOSED = re.compile(
     r"^\W*(no+|nope|nah)\W+((i'?m|im|i am|thats|that'?s|all|we'?re|were) (good|fine|ok|okay|set|"
@@ -956,7 +968,7 @@ def resolve_intent(
         return "search"
     if (
         names_part
-        and intent in ("details", "search")
+        and intent in ("details", "search", "diagnose", ANSWER)
         and not explicit
         and _gave_asked_part(messages, named=True)
     ):

@@ -488,6 +488,8 @@ _WITH_A_MODEL = frozenset(
         "wall",
         "edge",
         "mdl",
+        "models",  # "model's 10641012104"
+        "btw",
         "no",
         "num",
         "actually",
@@ -532,7 +534,9 @@ AVAILABILITY = re.compile(
 # for a door gasket for my GE, it leaks", "i want a new spray arm"): the part first, its
 # problem the reason. Said of the normalised text.
 ASKS_FOR_A_PART = re.compile(
-    r"^((hi|hey|hello|ok|so) )?((i|we|im|i am|were|we are) )?(really |just )?(need|want|wanna|"
+    # (after the model it is for: "samsung RF22KREDBSR, i need the door closing mechanism")
+    r"^((hi|hey|hello|ok|so) )?((\w+ ){0,3}?modelnum )?((i|we|im|i am|were|we are) )?(really |just )?"
+    r"(need|want|wanna|"
     r"looking for|shopping for|in the market for|searching for|trying to find|after)\b"
     r"(?! (to|help|instructions|a hand|some help)\b)"
 )
@@ -834,6 +838,11 @@ def orders_aside(text: str) -> bool:
     return orders_head(text) is not None
 
 
+# Which part of a type is needed ("which hinge do i need", "what door bin would i need")
+_WHICH_NEEDED = re.compile(
+    r"\b(what|which)\b(?P<kind>(\s+\w+){1,3}?)\s+(do|would|will|should) (i|we) need\b",
+    re.IGNORECASE,
+)
 _SENTENCE = re.compile(r"[^.?!]+")
 
 
@@ -880,6 +889,9 @@ def rule_intent(text: str) -> str | None:
         return "out_of_scope"
     if SEARCH_COMMAND.match(text):
         return "search"
+    needed = _WHICH_NEEDED.search(text)
+    if needed and part_type_pattern().search(normalize(needed["kind"])):
+        return "search"  # "damn ok, which hinge do i need then": the options of that type
     return None
 
 

@@ -937,3 +937,24 @@ def test_the_first_part_asked_about_is_the_first_shown_one_at_a_time() -> None:
         HumanMessage("ok the first one i asked about, does it fit a A4425GDTABB"),
     ]
     assert referenced_part(messages) == "PS652226"
+
+
+def test_never_mind_and_what_even_name_no_part() -> None:
+    gaskets = AIMessage(
+        "1. **Door Gasket - White** (PS11759516) · $125.08\n"
+        "2. **Door Gasket - Gray** (PS11759515) · $125.08"
+    )
+    white = AIMessage("**Door Gasket - White** (PS11759516) · $125.08 · In Stock")
+    messages = [*convo("the white one", gaskets), white]
+    said = "hmm my fridge is actually bisque not white lol. never mind, the gray one then"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS11759515"
+    assert referenced_part(convo("what even is the door seal one")) == "PS12348515"
+
+
+def test_a_place_with_a_part_type_the_newest_list_lacks_is_in_the_list_before() -> None:
+    arms = AIMessage("1. **Spray Arm** (PS8737036) · $25.84\n2. **Tube** (PS12072215) · $43.28")
+    tubes = AIMessage("Here's what I found:\n1. **TUBE** (PS12072215) · $43.28")
+    messages = [*convo("whats wrong", arms), HumanMessage("what even is the tube one"), tubes]
+    said = "hm ok. what about the first spray arm, is that hard to swap?"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS8737036"
+    assert referenced_part([*messages, HumanMessage("the first one")]) == "PS12072215"

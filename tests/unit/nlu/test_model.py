@@ -1071,3 +1071,25 @@ def test_the_appliance_asked_for_with_a_side_question_continues_the_job(
     # a part named beside the appliance is a request of its own
     messages[-1] = HumanMessage("a GE dishwasher, do you have the door seal?")
     assert resolve_intent("search", messages, model, picked_part=False) == "search"
+
+
+def test_no_with_the_shoppers_own_plan_declines_unless_it_picks() -> None:
+    assert declines("nah im gonna try cleaning my old one first")
+    assert not declines("no ill try the first one")
+    assert not declines("nah ill check the filter first")
+
+
+def test_a_part_number_given_for_asked_steps_is_the_fitting_whatever_it_sounds_like(
+    model: Understanding,
+) -> None:
+    messages = [
+        HumanMessage("how do i put the new one in"),
+        AIMessage(
+            "Which part do you mean? Please give me the **part number** you want to install?"
+        ),
+        HumanMessage("oh its WPW10130695, the door handle and latch thing"),
+    ]
+    for intent in ("diagnose", "answer"):
+        assert resolve_intent(intent, messages, model, picked_part=False, names_part=True) == (
+            "install"
+        )

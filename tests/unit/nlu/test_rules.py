@@ -42,6 +42,10 @@ from partchat.nlu.rules import (
         ("fridge 10672003010 ice maker only makes a few cubes. also wheres my order 55812??", None),
         ("my washing machine won't spin", "out_of_scope"),
         ("tell me a joke", "out_of_scope"),
+        ("model's 10641012104", "answer"),
+        # which part of a named type is needed: the options
+        ("damn ok, which hinge do i need then", "search"),
+        ("which part do i need", None),
         # small talk beside a part asked about leaves the part to the classifier
         ("which one of those is the thermostat? also hows the weather where u are lol", None),
         ("the dehumidifier in my basement quit pulling water", "out_of_scope"),
