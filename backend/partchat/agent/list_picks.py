@@ -650,7 +650,44 @@ def _pointed(
             # "the drum. is that a hard fix?", "the door closing mechanism. on order??": a
             # listed name, then a question of its own after a stop or a dash
             named = _named(items, head[1])
+    if not named and _is_list(listing, pattern) and not _WHICH_OR_ANY.search(text):
+        named = _most_named(items, text)
     return named[0] if named else None
+
+
+# Words that tell parts of a kind apart: one a name lacks is another part ("the lower
+# spray arm" is not the *Middle Spray Arm Kit*)
+_WHICH_OF_A_KIND = frozenset(
+    stem(w)
+    for w in "upper lower middle mid top bottom left right front rear back inner outer".split()
+)
+# Whether a part is there or comes with one ("is the defrost heater on there?", "do u have
+# the lower spray arm", "does it come with the spring"): a search, or the part in focus
+_ASKS_WHETHER = re.compile(
+    r"^\W*(\w+\W+){0,2}?(is|are|do|does|did|can|could|have|has|got)\b|\bcome with\b|"
+    r"\b(on|in) (there|that list|the list)\b",
+    re.IGNORECASE,
+)
+
+
+def _most_named(items: dict[str, str], text: str) -> list[str]:
+    """The one listed part whose name has most of the message's name words, when the
+    words no listed name has name no part type ("the one called HOSE-DRAIN", "the upper
+    spray arm, crack right down the middle"): a name told among other words, where every
+    word being in the name is too strict; another part type named ("what about the drain
+    hose" after a drain pump) or a tie picks none."""
+    wanted = _named_words(text)
+    in_names = set().union(*(_stems(line) for line in items.values()))
+    if (
+        not wanted
+        or (wanted - in_names) & (_part_type_stems() | _WHICH_OF_A_KIND)
+        or _ASKS_WHETHER.search(text)
+    ):
+        return []
+    shared = {ps: len(wanted & _stems(line)) for ps, line in items.items()}
+    best = max(shared.values())
+    top = [ps for ps, n in shared.items() if n == best]
+    return top if best and len(top) == 1 and best * 2 >= len(wanted) else []
 
 
 # A few words before a stop, a comma or a dash, and more after them.

@@ -958,3 +958,18 @@ def test_a_place_with_a_part_type_the_newest_list_lacks_is_in_the_list_before() 
     said = "hm ok. what about the first spray arm, is that hard to swap?"
     assert referenced_part([*messages, HumanMessage(said)]) == "PS8737036"
     assert referenced_part([*messages, HumanMessage("the first one")]) == "PS12072215"
+
+
+def test_a_name_told_among_other_words_picks_the_part_with_most_of_them() -> None:
+    hoses = AIMessage(
+        "1. **HOSE-DRAIN** (PS8737004) · $24.76\n2. **Drain Pump** (PS11753379) · $59.95"
+    )
+    assert referenced_part(convo("the one called HOSE-DRAIN", hoses)) == "PS8737004"
+    # another part type, a word that tells parts of a kind apart, or whether it is there:
+    # no pick
+    arms = AIMessage(
+        "1. **Middle Spray Arm Kit** (PS382824) · $32.95\n2. **Drain Pump** (PS1) · $9.00"
+    )
+    assert referenced_part(convo("the lower spray arm one", arms)) is None
+    assert referenced_part(convo("do u have the middle spray arm in there", arms)) is None
+    assert referenced_part(convo("the one called drain valve", hoses)) is None
