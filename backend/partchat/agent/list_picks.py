@@ -659,7 +659,21 @@ def _pointed(
 # spray arm" is not the *Middle Spray Arm Kit*)
 _WHICH_OF_A_KIND = frozenset(
     stem(w)
-    for w in "upper lower middle mid top bottom left right front rear back inner outer".split()
+    for w in [
+        "upper",
+        "lower",
+        "middle",
+        "mid",
+        "top",
+        "bottom",
+        "left",
+        "right",
+        "front",
+        "rear",
+        "back",
+        "inner",
+        "outer",
+    ]
 )
 # Whether a part is there or comes with one ("is the defrost heater on there?", "do u have
 # the lower spray arm", "does it come with the spring"): a search, or the part in focus
