@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -374,7 +374,7 @@ def referenced_part(
         if ordinal and (kinds := _named_words(_ORDINAL.sub(" ", text)) & _part_type_stems()):
             # "what about the first spray arm" after a search that found no spray arm: the
             # newest list with a part of that type
-            typed = [t for t in lists if kinds <= set().union(*map(_stems, t.splitlines()))]
+            typed = [t for t in lists if kinds <= _name_stems(t.splitlines())]
             lists = typed[-1:] or lists
         for listing in reversed(lists):
             # "the 3rd one" after a list of one (the model's) below a longer one (the
@@ -457,7 +457,7 @@ def _of_kind(items: dict[str, str], asked: str) -> list[str]:
     """The listed parts whose names have every part-type word of ``asked`` that some
     listed name has ("door shelf bin" → the *Door Shelf Bin*, not the *Door Cam*; "the
     door handle came off" → both *Handle*s)."""
-    in_names = set().union(*(_stems(line) for line in items.values()))
+    in_names = _name_stems(items.values())
     kind = _stems(asked) & _part_type_stems() & in_names
     if not kind:
         return []
@@ -639,7 +639,7 @@ def _pointed(
         # cost") is a listed one's, not the part the remark is about.
         *before, last = _SENTENCES.split(text.strip())
         named = _named(items, last) if before else []
-        in_names = set().union(*(_stems(line) for line in items.values()))
+        in_names = _name_stems(items.values())
         elsewhere = (
             before
             and not _is_list(listing, pattern)
@@ -691,7 +691,7 @@ def _most_named(items: dict[str, str], text: str) -> list[str]:
     word being in the name is too strict; another part type named ("what about the drain
     hose" after a drain pump) or a tie picks none."""
     wanted = _named_words(text)
-    in_names = set().union(*(_stems(line) for line in items.values()))
+    in_names = _name_stems(items.values())
     if (
         not wanted
         or (wanted - in_names) & (_part_type_stems() | _WHICH_OF_A_KIND)
@@ -747,6 +747,11 @@ _NOT_A_NAME = re.compile(
 )
 
 
+def _name_stems(lines: Iterable[str]) -> set[str]:
+    """Every stemmed word of the listed lines."""
+    return set().union(*map(_stems, lines))
+
+
 def _named_words(text: str) -> set[str]:
     """The words of ``text`` that could name a part: all but the generic ones, stemmed."""
     text = _NOT_A_NAME.sub(" ", text)
@@ -767,7 +772,7 @@ def _named(
     (``relaxed``: every such word that some listed name has, when the others name no
     part type; ``typed``: and the words kept name a part type). A word a letter or two
     off a listed name's word ("elemnt") is that word."""
-    in_names = set().union(*(_stems(line) for line in items.values()))
+    in_names = _name_stems(items.values())
     generic = _generic_stems()
     words = _NAME_WORD.findall(_NOT_A_NAME.sub(" ", text).lower())
     stems = [stem(_SHORT_FORMS.get(w, w)) for w in words]

@@ -30,6 +30,7 @@ from partchat.agent.offline_reading import (
     part_arg_of,
 )
 from partchat.nlu import rules
+from partchat.nlu.dialogue import JOBS
 from partchat.nlu.features import part_type_named
 
 
@@ -84,7 +85,7 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
             return price_checked(stated, None)
         if read in _CANNED:
             return _Plan(_CANNED[read])
-        intent = read if read in _JOBS else None
+        intent = read if read in JOBS else None
     else:
         canned = _canned_by_rules(text, in_scope)
         if canned is not None:
@@ -213,7 +214,6 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
     return _Plan(w.HELP + "\n\nWhat would you like to do?")
 
 
-_JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
 _CANNED = {
     "greeting": w.GREETING,
     "thanks": w.THANKS,

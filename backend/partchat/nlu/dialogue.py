@@ -23,7 +23,8 @@ from .rules import request_head, rule_intent
 # Intents that are not a job of their own: they continue or close one.
 ANSWER = "answer"
 DECLINE = "decline"
-_JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
+# The jobs a message can ask for (a tool each)
+JOBS = frozenset({"search", "details", "compat", "diagnose", "install"})
 # Intents a message that picks a listed part may be read as: naming a part reads like
 # a search ("damper control"), a symptom ("start relay") or a question about it.
 _PICKING = frozenset({ANSWER, "search", "details", "diagnose"})
@@ -554,7 +555,7 @@ def unawaited(scores: Scores) -> str:
     intent when that is a job ("black gunk around the ice chute" to start with); a next
     guess of a fixed answer (injection, out of scope) is no better read than the reply,
     which goes on to the part or model it names."""
-    if scores.intent == ANSWER and scores.runner_up in _JOBS:
+    if scores.intent == ANSWER and scores.runner_up in JOBS:
         return scores.runner_up
     return scores.intent
 
@@ -612,7 +613,7 @@ def pending_job(
             continue  # an earlier answer to an earlier question: look further back
         if _fit_was_the_job(text, intent):
             return "compat"  # "does PS… fit my dishwasher and whats the price": the fit
-        return intent if intent in _JOBS else None
+        return intent if intent in JOBS else None
     return None
 
 
@@ -645,7 +646,7 @@ def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) 
             continue  # it continued an earlier job itself ("and it fits X right" asks one)
         if _fit_was_the_job(m.text, intent):
             return "compat"  # "does it fit a kenmore …? and how hard is it to install"
-        if intent in _JOBS:
+        if intent in JOBS:
             return intent
     return None
 
@@ -922,7 +923,7 @@ def resolve_intent(
         # "need the middle spray arm for 2213222N414, also how long does shipping take":
         # the request before the order question (the answer adds where orders go)
         job = intent_of(head, understanding, awaited=awaits_reply(messages))
-        if job in _JOBS:
+        if job in JOBS:
             intent = job
     if bare(text):
         intent = ANSWER  # numbers and filler: no job of its own ("ok and 1061068130640?")
@@ -932,7 +933,7 @@ def resolve_intent(
         # "its WDT780SAEM1 thanks", "option 1 thx": a closing thanks after a reply or a
         # request; what comes before it is the message ("great thank you thanks" stays)
         before = intent_of(said, understanding, awaited=awaits_reply(messages))
-        if before in _JOBS or before == ANSWER:
+        if before in JOBS or before == ANSWER:
             intent = before
     elif (
         intent == "thanks"
@@ -1053,7 +1054,7 @@ def resolve_intent(
     if intent in ("thanks", "greeting") and (rest := _after_courtesy(text)):
         # "ok great, how much", "thanks, how do i install it": the question is the job
         asked = intent_of(rest, understanding)
-        if asked in _JOBS:
+        if asked in JOBS:
             return resolve_intent(
                 asked, messages, understanding, picked_part=picked_part, names_part=names_part
             )

@@ -15,7 +15,7 @@ from partchat.catalog.types import Appliance, CatalogReader, Symptom
 from partchat.nlu.extraction import Extraction, extract
 
 from .denials import denied_slugs
-from .dialogue import ANSWER, unawaited
+from .dialogue import ANSWER, JOBS, unawaited
 from .features import (
     NEGATOR,
     fine_clauses,
@@ -141,7 +141,6 @@ _FIT_QUESTION = re.compile(
 _SUSPECTS_A_PART = re.compile(
     r"\b(could|might|would|can) (that|it|this) be\b|\bis (it|that|this) (the|my)\b"
 )
-_REQUESTS = frozenset({"search", "details", "compat", "diagnose", "install"})
 _MAY_ASK_FIT = frozenset({"search", "details", ANSWER, "install", "diagnose"})
 # "hows it go on", "how does the spray arm go in": how a part goes on is installing it.
 _HOW_IT_GOES = re.compile(r"\bhows?\b(\W+\w+){0,3}\W+(go|goes)\W+(on|in|into|back)\b")
@@ -223,7 +222,7 @@ async def read(
         # you ship to canada": the request before the order question is the job, and its
         # problem is read as one
         asked = scorer.score(head).intent
-        if asked in _REQUESTS:
+        if asked in JOBS:
             intent = asked
     unsure_scope = ruled is None and intent == "out_of_scope" and scores.confidence < _UNSURE_SCOPE
     if unsure_scope and part_type_named(text):
