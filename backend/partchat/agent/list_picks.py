@@ -47,6 +47,11 @@ THAT_ONE = re.compile(
 # "that one. in stock?": the pointing words first, then maybe a question ("that one is
 # broken" says something of its own)
 _THAT_ONE_FIRST = re.compile(rf"{_POINTING} one\b(?!\s+\w+\s+(is|was)\b)", re.IGNORECASE)
+# "thats the one", "that one, $?", "it": pointing at a part without naming it
+_POINTS = re.compile(
+    rf"{_POINTING}( one)?\b|^\W*(\w+\W+){{0,2}}?(that'?s|this is) (the|my) one\b", re.I
+)
+_SEARCH_LIST = re.compile(r"\bHere's what I found\b")
 # "tell me more about that one", "price on this one"
 _ABOUT_THAT_ONE = re.compile(r"\b(about|of) (that|this) one\b(?!\s+\w+\s+(is|was)\b)", re.I)
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
@@ -575,6 +580,15 @@ def _pointed(
         or (_ASKS_ABOUT.search(text) and not _named_words(text) and _is_list(listing, pattern))
     ):
         return numbers[0]  # "ok that one", "how much?" after a list of one
+    if (
+        _SEARCH_LIST.search(listing)
+        and (_POINTS.match(text) or _ABOUT_THAT_ONE.search(text) or _ASKS_ABOUT.search(text))
+        and not _named_words(text)
+        and not place_said
+    ):
+        # "yep thats the one, how much", "how much is it" after a search: its best match,
+        # listed first among the kind asked for (a diagnosis's list is several suspects)
+        return wanted()[0]
     m = place_said
     if m:
         word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]

@@ -309,6 +309,13 @@ def model_then_aside(text: str) -> bool:
 _LIFESPAN = re.compile(r"\bhow (often|frequently)\b|\bhow long\b[^?]{0,30}\blasts?\b", re.I)
 
 
+def _price_first(text: str) -> bool:
+    """A price asked before the fitting ("how much is the tube and how do i put it in"):
+    the details come first, and they offer the steps."""
+    price, fitting = _PRICE_QUESTION.search(text), _INSTALL_WORDS.search(text)
+    return bool(price and fitting and price.start() < fitting.start())
+
+
 def _lifespan_first(text: str) -> bool:
     """How often a part is changed or how long it lasts is asked, before any fitting."""
     often = _LIFESPAN.search(text)
@@ -368,7 +375,7 @@ _QUESTION = re.compile(
 # Words that lead on to one more question after a thanks ("thanks!! oh and is the ice
 # funnel in stock too", "thx, also one more thing - …")
 _ONE_MORE = re.compile(
-    r"^\W*((oh|and|also|btw|plus|quick (q|question)|one more( thing| q| question)?)\b\W*)+",
+    r"^\W*((oh|and|n|also|so|anyway|anyways|btw|plus|quick (q|question)|one more( thing| q| question)?)\b\W*)+",
     re.IGNORECASE,
 )
 
@@ -1007,6 +1014,7 @@ def resolve_intent(
             and _PRICE_QUESTION.search(text) is not None
         )
         or (intent == "install" and _WHAT_IS_FIRST.match(text) is not None)
+        or (intent == "install" and _price_first(text))
         or (intent == "install" and (fit_asked_first(text) or _lifespan_first(text)))
         or intent in ("orders", "out_of_scope")
         or (intent == "injection" and rule_intent(text) != "injection")

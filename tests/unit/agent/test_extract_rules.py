@@ -973,3 +973,18 @@ def test_a_name_told_among_other_words_picks_the_part_with_most_of_them() -> Non
     assert referenced_part(convo("the lower spray arm one", arms)) is None
     assert referenced_part(convo("do u have the middle spray arm in there", arms)) is None
     assert referenced_part(convo("the one called drain valve", hoses)) is None
+
+
+def test_pointing_at_a_search_result_without_naming_it_is_the_best_match() -> None:
+    found = AIMessage(
+        "Here's what I found for your 2213479N413:\n"
+        "1. **Upper Spray Arm** (PS11752935) · $51.40 · In Stock\n"
+        "2. **Lower Spray Arm** (PS11752936) · $41.40 · In Stock"
+    )
+    for text in ("yep thats the one, how much", "that one, $?", "how much is it", "ok that one"):
+        assert referenced_part(convo(text, found)) == "PS11752935", text
+    # a diagnosis lists several suspects: "that one" is still unclear there
+    assert referenced_part(convo("ok that one")) is None
+    # a place or a name said is that part
+    assert referenced_part(convo("the second one", found)) == "PS11752936"
+    assert referenced_part(convo("the lower one, how much", found)) == "PS11752936"

@@ -497,6 +497,9 @@ def test_a_question_after_an_opening_thanks_is_the_job(model: Understanding) -> 
         HumanMessage("thanks, how do i install it"),
     ]
     assert resolve_intent("thanks", messages, model, picked_part=False) == "install"
+    for text in ("ok thanks, so how do i install it", "thx, n how do i install it"):
+        messages[-1] = HumanMessage(text)  # "so", "n": lead on to the question
+        assert resolve_intent("thanks", messages, model, picked_part=False) == "install", text
     messages[-1] = HumanMessage("thanks, will order it tonight")
     assert resolve_intent("thanks", messages, model, picked_part=False) == "thanks"
 
@@ -631,6 +634,13 @@ def test_a_listed_parts_price_asked_is_its_details_not_its_installation(
     assert _after_a_list("the first one, can i do it myself", "install", model, picked=True) == (
         "install"
     )
+    # a price asked before the fitting, whatever install the classifier heard: the details
+    # come first (they offer the steps)
+    for text in (
+        "how much is the tube and how do i put it in",
+        "ok that one. how much and how do i install it",
+    ):
+        assert _after_a_list(text, "install", model, picked=True) == "details", text
 
 
 def test_a_closing_thanks_after_a_reply_or_a_request_is_that_reply_or_request(
