@@ -419,11 +419,11 @@ _EARLIER = re.compile(
     r"\b(from|off|on|in) (the|that|your|ur|ya) ((first|1st|other|earlier|previous|last|"
     r"original|old|top) )?(list|search|results?|answer)\b|"
     r"\b(from|like) (before|earlier)\b|\b(you|u) (showed|listed|gave|mentioned|said)( me)?"
-    r"( (before|earlier|first|at first))?\b|\b(go|going|come|coming) back to\b|\bback to\b|"
+    r"( (before|earlier|first|at first))?\b|\b(go|going|come|coming) back( to)?\b|\bback to\b|"
     + _AWAY_WORDS,
     re.IGNORECASE,
 )
-_AWAY = re.compile(r"\bback to\b|" + _AWAY_WORDS, re.IGNORECASE)
+_AWAY = re.compile(r"\bback to\b|\bgo back\b|" + _AWAY_WORDS, re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+")
 # What one goes back to follows the words: "nah a grommet isnt gonna fix it. back to the
 # list, the condenser fan motor one"
@@ -549,16 +549,18 @@ def _pointed(
             stocked = [ps for ps in numbers if _IN_STOCK.search(items_lines[ps])]
         return stocked[0] if len(stocked) == 1 else None
     said = {float(v) for v in _PRICE_SAID.findall(text)}
-    if said and prices:
+    if said and prices and _is_list(listing, pattern):
         # "the 41.95 one": the listed part at the price the shopper read off the list
         at = [ps for ps, price in prices.items() if price in said]
-        if len(at) == 1:
+        if len(at) == 1 and at[0] not in (focus or ""):
             return at[0]
     dollars = {int(a or b) for a, b in _DOLLARS_SAID.findall(text)}
-    if dollars and prices:
+    if dollars and prices and _is_list(listing, pattern):
         # "ill take the $12 one": the listed part whose price is that many dollars
         at = [ps for ps, price in prices.items() if int(price) in dollars]
-        if len(at) == 1:
+        if len(at) == 1 and at[0] not in (focus or ""):
+            # ("117 bucks hmm. what about the button one" after the $117 board's
+            # details: a remark on the part in focus)
             return at[0]
     by_price = _BY_PRICE.search(text)
     place_said = _ORDINAL.search(text)
@@ -582,9 +584,14 @@ def _pointed(
         return numbers[0]  # "ok that one", "how much?" after a list of one
     if (
         _SEARCH_LIST.search(listing)
-        and (_POINTS.match(text) or _ABOUT_THAT_ONE.search(text) or _ASKS_ABOUT.search(text))
-        and not _named_words(text)
         and not place_said
+        and (
+            (
+                (_POINTS.match(text) or _ABOUT_THAT_ONE.search(text) or _ASKS_ABOUT.search(text))
+                and not _named_words(text)
+            )
+            or (_THAT_ONE_FIRST.match(text) and not _named(items, text))
+        )
     ):
         # "yep thats the one, how much", "how much is it" after a search: its best match,
         # listed first among the kind asked for (a diagnosis's list is several suspects)
@@ -757,7 +764,8 @@ _WHICH_OR_ANY = re.compile(r"\b(which|any|among|of (those|these|them))\b", re.IG
 # A word before "it" or "them" is a verb ("how do i clip it on"), no part's name; nor is
 # "for now" ("just the lower ones for now"), "never mind", "what even is"
 _NOT_A_NAME = re.compile(
-    r"\b[a-z]+(?= (it|them)\b)|\bfor now\b|\bnever ?mind\b|\bwhat even\b", re.IGNORECASE
+    r"\b[a-z]+(?= (it|them)\b)|\bfor now\b|\bnever ?mind\b|\bwhat even\b|\b(start|begin) (w|with)\b",
+    re.IGNORECASE,
 )
 
 

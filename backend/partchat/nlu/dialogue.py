@@ -442,7 +442,8 @@ _HOW_TO_FIT_IT = re.compile(
 # that one then, thx", "gonna measure it tonight, cheers")
 _OWN_PLAN = re.compile(
     r"\b(i'?ll|ill|i will|im gonna|i'?m gonna|gonna|going to|we'?ll) (just |probably |prob )?"
-    r"(wait|hold off|think|sleep on|measure|check|look|try|get back|order|grab|pick)\b",
+    r"(wait|hold off|think|sleep on|measure|check|look|try|get back|order|grab|pick)\b|"
+    r"\b(buying|ordering|getting|grabbing) (two|both|it|one|them|that|those)\b",
     re.IGNORECASE,
 )
 _THANKED = re.compile(rf"\b({_THANKS_WORDS}|appreciate it)\b", re.IGNORECASE)

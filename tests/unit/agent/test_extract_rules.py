@@ -988,3 +988,32 @@ def test_pointing_at_a_search_result_without_naming_it_is_the_best_match() -> No
     # a place or a name said is that part
     assert referenced_part(convo("the second one", found)) == "PS11752936"
     assert referenced_part(convo("the lower one, how much", found)) == "PS11752936"
+
+
+def test_a_remark_on_the_part_in_focus_and_going_back_name_the_list_before() -> None:
+    listed = AIMessage(
+        "For *Will not start* on your FFID2426TS4A, these parts are the usual fix:\n"
+        "1. **BOARD,CONTROL FIA** (PS16661027) · $117.32 · In Stock\n"
+        "2. **Control Button Assembly** (PS12585991) · $73.21 · In Stock\n"
+        "3. **Capacitor** (PS11757023) · $42.95 · In Stock"
+    )
+    board = AIMessage("**BOARD,CONTROL FIA** (PS16661027) · $117.32 · In Stock")
+    messages = [*convo("the board one", listed), board]
+    # the $117 said is the board's, a remark: the part named is the button assembly
+    said = "117 bucks hmm. what about the button assembly one"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS12585991"
+    said = "hmm go back, what does the capacitor do"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS11757023"
+    said = "ok ill start w the capacitor. how do i put it in"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS11757023"
+
+
+def test_that_one_first_after_a_search_is_its_best_match_whatever_is_asked_next() -> None:
+    found = AIMessage(
+        "Here's what I found for your 2213809N710:\n"
+        "1. **Dishwasher INLET VALVE** (PS12578165) · $52.45 · In Stock\n"
+        "2. **Dishwasher Drain Hose** (PS11760658) · $78.72 · In Stock"
+    )
+    said = "that one. does it come with the hose or just the valve? and whats the price"
+    assert referenced_part(convo(said, found)) == "PS12578165"
+    assert referenced_part(convo("that one, the drain hose", found)) == "PS11760658"

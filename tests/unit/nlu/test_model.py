@@ -21,6 +21,7 @@ from partchat.nlu.dialogue import (
     only_gives_a_model,
     pending_job,
     resolve_intent,
+    thanks_with_a_plan,
     unawaited,
     without_opening_filler,
     without_opening_greeting,
@@ -488,6 +489,11 @@ def test_a_part_types_name_alone_after_a_list_that_lacks_it_searches(model: Unde
     assert _after_a_list("the spring", "answer", model, picked=False) == "search"
     # a listed part so named is that part
     assert _after_a_list("the filter", "answer", model, picked=True) == "details"
+
+
+def test_a_purchase_said_with_thanks_is_a_plan() -> None:
+    assert thanks_with_a_plan("lol ok buying two then, thanks")
+    assert not thanks_with_a_plan("ok buying two then, is there a discount? thanks")
 
 
 def test_a_question_after_an_opening_thanks_is_the_job(model: Understanding) -> None:
