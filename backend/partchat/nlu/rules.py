@@ -281,7 +281,7 @@ def greets(text: str) -> bool:
 
 
 THANKS = re.compile(
-    r"^\s*((thanks|thank you|thx|cheers|great,? thanks|(muchas )?gracias|merci( beaucoup)?|danke( schon)?|"
+    r"^\s*((thanks|thank you|thx|tysm|tyvm|ty|cheers|great,? thanks|(muchas )?gracias|merci( beaucoup)?|danke( schon)?|"
     r"grazie( mille)?|obrigad[oa]|dank je( wel)?)\b[^?]{0,40}|"
     # the short thanks of British and Australian English: "ta", "ta mate", "ta very much"
     r"ta( (mate|very much|muchly|love))?\W*|"
@@ -306,7 +306,9 @@ ORDERS = re.compile(
     # sending a part back: "if its the wrong one can i send it back", "can i return it"
     r"(send|ship|mail) (it|this|that|them) back(?! (out|in|on|into|together|up))|"
     r"return (it|this|that|them)(?! (to (its|the|their)|into))\b|"
-    r"when\b[^?]{0,40}\b(arrive|ship|come|get here|be delivered)|promo code|coupon|"
+    # (not "when the dishes come out", "when the light should come on")
+    r"when\b[^?]{0,40}\b(arrive|ship|come(?! (out|on|off|loose|apart|undone|up|down)\b)|get here|"
+    r"be delivered)|promo code|coupon|"
     r"ship\w* (it |that |this |them )?(for )?free|charge for shipping|receipt|reciept|i returned|"
     # a part that came damaged: the order's trouble, not the appliance's
     r"(arrived|came|showed up|delivered)\b[^.?!]{0,40}\b(broken|damaged|cracked|torn|smashed|"

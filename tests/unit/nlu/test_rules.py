@@ -144,6 +144,9 @@ from partchat.nlu.rules import (
         # thanks in other languages, trivia
         ("muchas gracias, adios", "thanks"),
         ("merci beaucoup", "thanks"),
+        ("tysm!!", "thanks"),
+        ("ty so much", "thanks"),
+        ("when does the part come in", "orders"),
         ("settle a bet for us, how tall is the eiffel tower", "out_of_scope"),
     ],
 )
@@ -194,6 +197,9 @@ def test_a_rule_decides(text: str, intent: str) -> None:
         "wait what even is that part exactly, its just called valve access on my receipt",
         # a shipping question beside a problem is the problem's
         "leaking under the door, what part do i need and do you ship to canada?",
+        # "when … come" out of, or on: the appliance's trouble
+        "the soap pod is still sitting in its little flap when the dishes come out",
+        "when i open the door the light doesnt come on",
     ],
 )
 def test_the_classifier_decides(text: str) -> None:
