@@ -907,7 +907,10 @@ _INSTALL_ASKED = re.compile(
     # to the disposal", "the back wall has to come off to get at it", "wont line up"
     r"\bwhere (does|do|would|should) (it|this|that|they|psnum|modelnum)( even)? "
     r"(go|goes|live|sit|mount|attach|connect|plug)\b|"
-    r"\bwhich (end|side|way|wire|hose)\b(\s\w+){0,2}\s(goes|go|up|faces|connects)\b|"
+    r"\bwhich (end|side|way|wire|hose|hole)\b(\s\w+){0,3}\s(goes|go|up|faces|connects)\b|"
+    # "where does the far end clamp on", "could a total novice swap in …"
+    r"\bwhere (does|do) (the )?(\w+ ){0,2}(clamp|attach|connect|hook|screw)s?( on| in| up)?\b|"
+    r"\b(could|can|would) (a|an|some) (\w+ ){0,3}(fit|mount|put in|swap in|change out|install)\b|"
     r"\bget (at|to) (it|them)\b|\bwhat am i doing wrong\b|"
     # how it comes out and goes in, what the job involves: "how the old shaft comes out
     # and the new psnum goes in", "whats involved in yanking the old pump out"

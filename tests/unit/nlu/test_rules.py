@@ -316,6 +316,14 @@ def test_a_part_named_alone(text: str, named: str | None) -> None:
         ("FFSS2615TS0 - PS12364199 right door bin?", 1, True, "compat"),
         ("WDF520PADM7, can I put the PS11756853 door panel on it", 1, True, "compat"),
         ("installing PS17215831 on my JFX2897DRM02 how to", 1, True, "install"),
+        ("could a total novice swap in PS11740359 on a 10632853010", 1, True, "install"),
+        (
+            "new drain hose PS11760658 for LDF7551WW - where does the far end clamp on",
+            1,
+            True,
+            "install",
+        ),
+        ("door spring kit PS8770519 - which hole does the hook go in", 1, False, "install"),
         ("how do i know if PS11752778 fits 10640262010", 1, True, None),
         ("how much is PS11731660 for KDTE334GPS0", 1, True, None),
         # a fit asked first, then the fitting: the fit check (it offers the steps)
