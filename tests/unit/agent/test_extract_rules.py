@@ -1017,3 +1017,14 @@ def test_that_one_first_after_a_search_is_its_best_match_whatever_is_asked_next(
     said = "that one. does it come with the hose or just the valve? and whats the price"
     assert referenced_part(convo(said, found)) == "PS12578165"
     assert referenced_part(convo("that one, the drain hose", found)) == "PS11760658"
+
+
+def test_the_top_result_is_the_first_listed() -> None:
+    found = AIMessage(
+        "Here's what I found for your 10639434990:\n"
+        "1. **Refrigerator Crisper Pan** (PS11738958) · $89.24 · In Stock\n"
+        "2. **Crisper Drawer Cover** (PS11738959) · $40.00 · In Stock"
+    )
+    for text in ("the top result", "top hit pls"):
+        assert referenced_part(convo(text, found)) == "PS11738958", text
+    assert referenced_part(convo("the top rack one", found)) is None
