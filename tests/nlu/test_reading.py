@@ -7,7 +7,7 @@ import pytest
 
 from partchat.catalog import Catalog
 from partchat.nlu.model import Scores, Understanding
-from partchat.nlu.reading import Tuning, read
+from partchat.nlu.reading import Tuning, read, without_interjection
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -560,3 +560,16 @@ async def test_a_request_before_an_order_question_is_the_job_and_keeps_its_probl
     # an order question alone stays one
     reading = await read("do you ship to canada", catalog, _OrdersUnlessShort())  # type: ignore[arg-type]
     assert reading.intent == "orders"
+
+
+async def test_an_opening_interjection_leaves_the_job_to_what_follows(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    plain = await read("how hard is it to put in", catalog, understanding)
+    taken_back = await read("actually wait how hard is it to put in", catalog, understanding)
+    assert taken_back.intent == plain.intent == "install"
+    assert without_interjection("actually wait how hard is it to put in") == (
+        "how hard is it to put in"
+    )
+    assert without_interjection("hmm, oops wait - the 2nd one") == "the 2nd one"
+    assert without_interjection("wait") == "wait"  # nothing follows it

@@ -125,7 +125,7 @@ _NO = re.compile(r"^\W*(no+|nope|nah|not now|not really|no need)\b(?P<rest>.*)$"
 _CLOSING_WORDS = (
     "thanks thank thx ty you u im i am m good fine ok okay all that thats s it is for now "
     "just wanted want needed was only the price cost info really right alright cheers "
-    "worries sorry later maybe bye need not what looking"
+    "worries sorry later maybe bye need not what looking dont yet now"
     # the shopper's own plan instead ("nah ill wait then", "no thanks, ill get someone to
     # put it in", "nah thats ok, gonna think about it")
     " gonna going think about ill will wait then get someone somebody a pro to put in do "
@@ -471,7 +471,10 @@ _CLOSING_COURTESY = re.compile(
 # What a reply or a request before a closing thanks says: a number, a place in a list, an
 # appliance, a part type, a question ("legend, thanks" and "got it thanks" say none).
 _PLACE = re.compile(
-    r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th|one|two|three|other)\b", re.I
+    # ("nice one thanks" is praise)
+    r"\b(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th|(?<!nice )(?<!good )one|two|"
+    r"three|other)\b",
+    re.I,
 )
 
 
@@ -841,6 +844,17 @@ def resolve_intent(
     ):
         # "oh wait sorry thats the old one we got rid of, the new one is a WDT780SAEM1":
         # the job before, for the model put right
+        return pending
+    if (
+        names_part
+        and corrects(text)
+        and not (_FIT_ASKED.search(text) or _FITTING_ASKED.search(text) or "?" in text)
+        and words.count("psnum") == 1
+        and "modelnum" not in words
+        and (pending := previous_job(messages, understanding)) in ("install", "compat", "details")
+    ):
+        # "wait wrong number, i meant PS11746800, the strike": the job before, for the part
+        # put right
         return pending
     if (
         intent == "search"

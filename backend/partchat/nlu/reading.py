@@ -196,6 +196,18 @@ def slug_of(symptom_id: str) -> str:
     return symptom_id.split("/", 1)[1]
 
 
+# Words that open a message to take something back or pause, and say nothing of its job
+_INTERJECTION = re.compile(
+    r"^\W*((actually|wait|hold on|hang on|oh wait|hmm+|oops)\b\W*)+(?=\w)", re.IGNORECASE
+)
+
+
+def without_interjection(text: str) -> str:
+    """The message without the words that open it to take back or pause ("actually wait
+    how hard is it to put in" → "how hard is it to put in")."""
+    return _INTERJECTION.sub("", text, count=1)
+
+
 async def read(
     text: str,
     catalog: CatalogReader,
@@ -210,7 +222,9 @@ async def read(
     intent if that is a job (``dialogue.unawaited``: a first message starts a job)."""
     found = await extract(text, catalog, symptoms=False)
     scorer = _Scorer(understanding)
-    scores = scorer.score(text)
+    # "actually wait how hard is it to put in": the classifier reads what follows the
+    # interjection
+    scores = scorer.score(without_interjection(text))
     ruled = rule_intent(text)
     if ruled == "out_of_scope" and any(m["known"] for m in found["models"]):
         # "Kenmore 2213222N414 is not draining …, ran the disposal": a model of ours,

@@ -491,6 +491,24 @@ def test_a_part_types_name_alone_after_a_list_that_lacks_it_searches(model: Unde
     assert _after_a_list("the filter", "answer", model, picked=True) == "details"
 
 
+def test_a_part_number_put_right_continues_the_job_before(model: Understanding) -> None:
+    messages = [
+        HumanMessage("how do i install PS11746084"),
+        AIMessage("Here's how to install the **Door Latch Actuator** (PS11746084)."),
+        HumanMessage("wait wrong number, i meant PS11746800, the strike"),
+    ]
+    assert resolve_intent("compat", messages, model, picked_part=False, names_part=True) == (
+        "install"
+    )
+
+
+def test_praise_and_a_not_yet_say_nothing_of_their_own() -> None:
+    assert before_courtesy("nice one thanks") is None
+    assert before_courtesy("the second one thanks") == "the second one"
+    for text in ("nah dont think thats it", "nah not yet", "no not right now"):
+        assert declines(text), text
+
+
 def test_a_purchase_said_with_thanks_is_a_plan() -> None:
     assert thanks_with_a_plan("lol ok buying two then, thanks")
     assert not thanks_with_a_plan("ok buying two then, is there a discount? thanks")
