@@ -51,6 +51,7 @@ _THAT_ONE_FIRST = re.compile(rf"{_POINTING} one\b(?!\s+\w+\s+(is|was)\b)", re.IG
 _POINTS = re.compile(
     rf"{_POINTING}( one)?\b|^\W*(\w+\W+){{0,2}}?(that'?s|this is) (the|my) one\b", re.I
 )
+_IT = re.compile(r"\b(it|that|this)\b", re.IGNORECASE)
 _SEARCH_LIST = re.compile(r"\bHere's what I found\b")
 # "tell me more about that one", "price on this one"
 _ABOUT_THAT_ONE = re.compile(r"\b(about|of) (that|this) one\b(?!\s+\w+\s+(is|was)\b)", re.I)
@@ -387,7 +388,10 @@ def referenced_part(
             if pointed := _pointed(listing, text, numbers, asked=asked.get(listing, "")):
                 return pointed
         return None
-    pointed = _pointed(listings[-1], text, numbers, asked=asked.get(listings[-1], ""))
+    newest = isinstance(messages[-2], AIMessage) and messages[-2].text == listings[-1]
+    pointed = _pointed(
+        listings[-1], text, numbers, asked=asked.get(listings[-1], ""), newest=newest
+    )
     if pointed is None and len(listings) > 1:
         # "the thermostat one from that list", "what about the upper rack assembly" after
         # one part's details: the list before
@@ -522,6 +526,7 @@ def _pointed(
     *,
     focus: str | None = None,
     asked: str = "",
+    newest: bool = False,
 ) -> str | None:
     """The part of ``listing`` that ``text`` points at, by price, position or name
     (``focus``: the newest answer, when ``listing`` is an earlier one; a name among other
@@ -591,6 +596,7 @@ def _pointed(
                 and not _named_words(text)
             )
             or (_THAT_ONE_FIRST.match(text) and not _named(items, text))
+            or (newest and _IT.search(text) and not _named_words(text))
         )
     ):
         # "yep thats the one, how much", "how much is it" after a search: its best match,

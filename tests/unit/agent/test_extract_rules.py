@@ -1028,3 +1028,15 @@ def test_the_top_result_is_the_first_listed() -> None:
     for text in ("the top result", "top hit pls"):
         assert referenced_part(convo(text, found)) == "PS11738958", text
     assert referenced_part(convo("the top rack one", found)) is None
+
+
+def test_it_right_after_a_search_is_its_best_match() -> None:
+    found = AIMessage(
+        "Here's what I found for your EDWF800P00WW:\n"
+        "1. **Tub Gasket** (PS958888) · $51.43 · In Stock\n"
+        "2. **TRIM GASKET** (PS958905) · $20.74 · In Stock"
+    )
+    assert referenced_part(convo("how do i replace it", found)) == "PS958888"
+    # not when another answer came after the search
+    later = [*convo("is the tub gasket in there", found), AIMessage("You're welcome!")]
+    assert referenced_part([*later, HumanMessage("how do i replace it")]) is None
