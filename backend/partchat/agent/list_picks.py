@@ -596,7 +596,12 @@ def _pointed(
                 and not _named_words(text)
             )
             or (_THAT_ONE_FIRST.match(text) and not _named(items, text))
-            or (newest and _IT.search(text) and not _named_words(text))
+            or (
+                newest
+                and _IT.search(text)
+                and (_ASKS_ABOUT.search(text) or _ASKS_INSTALL.search(text))
+                and not _named_words(text)
+            )
         )
     ):
         # "yep thats the one, how much", "how much is it" after a search: its best match,

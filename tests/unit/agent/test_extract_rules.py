@@ -1037,6 +1037,7 @@ def test_it_right_after_a_search_is_its_best_match() -> None:
         "2. **TRIM GASKET** (PS958905) · $20.74 · In Stock"
     )
     assert referenced_part(convo("how do i replace it", found)) == "PS958888"
+    assert referenced_part(convo("thats it, thanks", found)) is None  # a closing
     # not when another answer came after the search
     later = [*convo("is the tub gasket in there", found), AIMessage("You're welcome!")]
     assert referenced_part([*later, HumanMessage("how do i replace it")]) is None
