@@ -47,7 +47,7 @@ THAT_ONE = re.compile(
 # "that one. in stock?": the pointing words first, then maybe a question ("that one is
 # broken" says something of its own)
 _THAT_ONE_FIRST = re.compile(rf"{_POINTING} one\b(?!\s+\w+\s+(is|was)\b)", re.IGNORECASE)
-# "thats the one", "that one, $?", "it": pointing at a part without naming it
+# "thats the one", "that one, $?": pointing at a part without naming it
 _POINTS = re.compile(
     rf"{_POINTING}( one)?\b|^\W*(\w+\W+){{0,2}}?(that'?s|this is) (the|my) one\b", re.I
 )

@@ -125,7 +125,7 @@ _NO = re.compile(r"^\W*(no+|nope|nah|not now|not really|no need)\b(?P<rest>.*)$"
 _CLOSING_WORDS = (
     "thanks thank thx ty you u im i am m good fine ok okay all that thats s it is for now "
     "just wanted want needed was only the price cost info really right alright cheers "
-    "worries sorry later maybe bye need not what looking dont yet now"
+    "worries sorry later maybe bye need not what looking dont yet now ta leave"
     # the shopper's own plan instead ("nah ill wait then", "no thanks, ill get someone to
     # put it in", "nah thats ok, gonna think about it")
     " gonna going think about ill will wait then get someone somebody a pro to put in do "

@@ -505,7 +505,12 @@ def test_a_part_number_put_right_continues_the_job_before(model: Understanding) 
 def test_praise_and_a_not_yet_say_nothing_of_their_own() -> None:
     assert before_courtesy("nice one thanks") is None
     assert before_courtesy("the second one thanks") == "the second one"
-    for text in ("nah dont think thats it", "nah not yet", "no not right now"):
+    for text in (
+        "nah dont think thats it",
+        "nah not yet",
+        "no not right now",
+        "nah ta, ill leave it for now",
+    ):
         assert declines(text), text
 
 
