@@ -38,6 +38,13 @@ _ORDINAL = re.compile(
     rf"^\W*(?P<e>{_ORD[1:-1]})\b(?!\s+(time|of all|thing|off|i\b|we\b|you\b))",
     re.IGNORECASE,
 )
+
+
+def points_at_a_place(text: str) -> bool:
+    """The message points at a place in a list ("the second thing on your list")."""
+    return _ORDINAL.search(text) is not None
+
+
 # "ok that one", "yes this one please": a pick with nothing but the pointing word
 _POINTING = r"^\W*((ok(ay)?|k|yes|yeah|yea|ya|yep|yup|sure|cool|great|perfect|nice)\W+)*(that|this)"
 THAT_ONE = re.compile(

@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from partchat.agent import offline_writer as w
-from partchat.agent.list_picks import THAT_ONE
+from partchat.agent.list_picks import THAT_ONE, points_at_a_place
 from partchat.agent.offline_reading import (
     _APPLIANCE_ONLY,
     _BRAND,
@@ -169,6 +169,15 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
         return _Plan(calls=[("diagnose_repair", diag)])
     if intent == "details" and part_arg:
         return _Plan(calls=[("get_part_details", _with_model({"partNumber": part_arg}, model))])
+    if (
+        intent in ("search", "details", None)
+        and not this_turn_part
+        and points_at_a_place(text)
+        and not part_type_named(text)
+    ):
+        # "the second thing on your list - is that pricey" with no such place listed:
+        # which part, not a search for "second thing"
+        return _Plan(w.ask_part("you're asking about"))
     if intent == "search" or (intent in ("details", None) and (in_scope or model)):
         query = _search_query(text)
         if (

@@ -752,6 +752,13 @@ CONVERSATIONS: dict[str, list[Step]] = {
         ),
     ],
     # -- small talk and scope -----------------------------------------------------------
+    "a-place-with-no-list-asks-which-part": [
+        Step(
+            "my dishwasher is WDT780SAEM1. the second thing on your list - is that pricey",
+            calls=NO_TOOLS,
+            has=["Which part do you mean?"],
+        ),
+    ],
     "greeting": [Step("Hello!", calls=NO_TOOLS, has=["Hi!", "refrigerator and dishwasher"])],
     "thanks": [Step("thank you so much", calls=NO_TOOLS, has=["You're welcome"])],
     "out-of-scope-washing-machine": [
