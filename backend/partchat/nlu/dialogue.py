@@ -1046,7 +1046,7 @@ def resolve_intent(
         pending = pending_job(messages, understanding)
         price = _PRICE_QUESTION.search(text)
         fitting = _INSTALL_WORDS.search(text)
-        if fitting and price and (price.start() < fitting.start() or _LIFESPAN.search(text)):
+        if _price_first(text) or (fitting and price and _LIFESPAN.search(text)):
             return "details"  # "the filter - how much and how often do i change it"
         if fitting and (what := _WHAT_IS_FIRST.match(text)) and what.end() < fitting.start():
             return "details"  # "whats the 4th one and is it hard to change": what it is first
