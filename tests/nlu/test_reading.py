@@ -519,22 +519,34 @@ async def test_a_smell_names_no_symptom_but_its_own(
 
 
 _DEAD_WORDS = {"no ice": "ice-maker-not-making-ice", "dead": "will-not-start"}
+_HUM_WORDS = {"water": "will-not-fill-with-water", "start": "will-not-start"}
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("words", "text", "expected"),
     [
         # a part dead is that part's trouble, not the appliance's *Will not start*
-        ("ice maker totally dead, no ice at all", {"refrigerator/ice-maker-not-making-ice"}),
+        (_DEAD_WORDS, "ice maker totally dead, no ice at all",
+         {"refrigerator/ice-maker-not-making-ice"}),
         # the appliance itself dead, told in a clause of its own, is
-        ("the fridge is dead, no ice at all",
+        (_DEAD_WORDS, "the fridge is dead, no ice at all",
          {"refrigerator/ice-maker-not-making-ice", "refrigerator/will-not-start"}),
+        # a machine heard humming has started: its other symptom is the problem
+        (_HUM_WORDS, "dishwasher just hums when i hit start but no water ever comes in",
+         {"dishwasher/will-not-fill-with-water"}),
+        (_HUM_WORDS, "dishwasher: I can hear a hum, start does nothing, no water",
+         {"dishwasher/will-not-fill-with-water"}),
+        # no hum is a dead machine, which keeps *Will not start*
+        (_HUM_WORDS, "dishwasher wont start, no hum, no water",
+         {"dishwasher/will-not-fill-with-water", "dishwasher/will-not-start"}),
+        (_HUM_WORDS, "dishwasher wont start, not even a hum, no water",
+         {"dishwasher/will-not-fill-with-water", "dishwasher/will-not-start"}),
     ],
 )  # fmt: skip
-async def test_a_dead_part_is_no_appliance_that_will_not_start(
-    catalog: Catalog, text: str, expected: set[str]
+async def test_will_not_start_is_the_whole_machine_dead(
+    catalog: Catalog, words: dict[str, str], text: str, expected: set[str]
 ) -> None:
-    reading = await read(text, catalog, _Words(_DEAD_WORDS))  # type: ignore[arg-type]
+    reading = await read(text, catalog, _Words(words))  # type: ignore[arg-type]
     assert set(reading.symptom_ids) == expected
 
 

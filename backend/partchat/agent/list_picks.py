@@ -59,6 +59,8 @@ _POINTS = re.compile(
     rf"{_POINTING}( one)?\b|^\W*(\w+\W+){{0,2}}?(that'?s|this is) (the|my) one\b", re.I
 )
 _IT = re.compile(r"\b(it|that|this)\b", re.IGNORECASE)
+_THE_WORD_ONE = re.compile(r"\bthe ([a-z]{3,}) one\b", re.IGNORECASE)
+_WITH_DIGITS = re.compile(r"\b\w*\d\w*\b")  # a model or part number: no name's words
 _SEARCH_LIST = re.compile(r"\bHere's what I found\b")
 # "tell me more about that one", "price on this one"
 _ABOUT_THAT_ONE = re.compile(r"\b(about|of) (that|this) one\b(?!\s+\w+\s+(is|was)\b)", re.I)
@@ -71,8 +73,9 @@ _PRICE = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
 # A price read off the list ("the 41.95 one", "the $13.75 gasket"): dollars and cents.
 _PRICE_SAID = re.compile(r"(?<![\w.])\$?(\d{1,4}\.\d\d)(?![\w.])")
 _DOLLARS_SAID = re.compile(
-    r"(?<![\w.])\$(\d{1,4})(?![\d.,])|(?<![\w.$])(\d{1,4}) ?(?:bucks|dollars|usd)\b", re.I
+    r"(?<![\w.])\$(\d{1,4})(?![\d.,])|(?<![\w.$])(\d{1,4}) ?(?:bucks?|dollars?|usd|quid)\b", re.I
 )
+_WATTS = re.compile(r"\b(\d{1,4}) ?-?(?:watts?|wat)\b", re.IGNORECASE)
 _BY_PRICE = re.compile(
     r"\b(?P<low>cheap(?:er|est)|less expensive|least expensive|lowest price)\b|"
     r"\b(?:more|most) expensive\b|\bpric(?:ier|iest)\b",
@@ -102,7 +105,7 @@ _BY_LIKELIHOOD = re.compile(
 )
 _ANOTHER_CASE = re.compile(r"\b(for|when|if|with)\b(?!\s+(this|that|it|these|those|them)\b)", re.I)
 _IN_STOCK = re.compile(r"·\s*in stock\b", re.IGNORECASE)
-_NAME_WORD = re.compile(r"[a-z]{3,}")
+_NAME_WORD = re.compile(r"[a-z]{3,}|\b\d{1,4}w\b")  # ("40w": a bulb's wattage)
 _GENERIC_WORDS = frozenset(
     [
         "the",
@@ -545,6 +548,7 @@ def _pointed(
     if not items:
         return None
     numbers = list(items)
+    text = _WATTS.sub(r"\1w", text)  # "the 40 watt one": the *Light Bulb - 40W*
 
     def wanted() -> list[str]:
         """The listed parts of the kind the shopper asked for ("need a door shelf bin …"
@@ -609,6 +613,17 @@ def _pointed(
                 and (_ASKS_ABOUT.search(text) or _ASKS_INSTALL.search(text))
                 and not _named_words(text)
             )
+            or (
+                # "does it fit 36411XBRERWW too?", "would that also fit my sister's
+                # CDW9380N20SS": whether the best match fits; the other words name none
+                # of the parts listed nor a part type
+                newest
+                and _IT.search(text)
+                and _ASKS_FIT.search(text)
+                and not _WHICH_OR_ANY.search(text)  # "which of those fits it?": the options
+                and not _named_words(_WITH_DIGITS.sub(" ", text))
+                & (_name_stems(items.values()) | _part_type_stems())
+            )
         )
     ):
         # "yep thats the one, how much", "how much is it" after a search: its best match,
@@ -653,6 +668,10 @@ def _pointed(
         # words; the words no listed name has are dropped, unless one names a part
         # type (then it is another part: "how do i install the drain hose")
         named = _named(items, text, relaxed=True, typed=focus is not None, unless_in=focus)
+        if not named and focus is not None and (one := _THE_WORD_ONE.search(text)):
+            # "how do i put the middle one in" after the lower arm's details: a word of a
+            # listed name that the part in focus lacks, said as "the … one"
+            named = _named(items, one[1]) if _named_words(one[1]) - _stems(focus) else []
     if (
         not named
         and (_ASKS_PRICE.search(text) or _ASKS_FIT.search(text))
@@ -782,7 +801,10 @@ _WHICH_OR_ANY = re.compile(r"\b(which|any|among|of (those|these|them))\b", re.IG
 # A word before "it" or "them" is a verb ("how do i clip it on"), no part's name; nor is
 # "for now" ("just the lower ones for now"), "never mind", "what even is"
 _NOT_A_NAME = re.compile(
-    r"\b[a-z]+(?= (it|them)\b)|\bfor now\b|\bnever ?mind\b|\bwhat even\b|\b(start|begin) (w|with)\b",
+    r"\b[a-z]+(?= (it|them)\b)|\bfor now\b|\bnever ?mind\b|\bwhat even\b|\b(start|begin) (w|with)\b"
+    # "is it a long job to put in?": how hard the fitting is
+    r"|\b(long|big|quick|hard|easy|tough|simple) (job|fix|swap|task)\b|\bhow long\b"
+    r"|\bput (it |that |this |them )?(in|on|back)\b",
     re.IGNORECASE,
 )
 

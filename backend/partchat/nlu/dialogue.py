@@ -65,7 +65,7 @@ _WHICH_ONE = re.compile(r"\bwhich (one|part) is\b|\bwhich of (them|those|these) 
 _ASKED_FOR_PART = re.compile(r"\bpart number\b|\bwhich part\b", re.IGNORECASE)
 # "yes", "yeah show me how", "yes pls, walk me through it": a yes and at most a few
 # words that do not take it back.
-_YES_WORDS = r"yes|yeah|yep|yup|ya|yea|sure|ok(ay)?"
+_YES_WORDS = r"yes|yeah|yep|yup|ya|yea|yeh|yass+|aye|mhm+|uh[- ]?huh|sure|ok(ay)?"
 _YES = re.compile(
     rf"^\s*({_YES_WORDS}|please|go ahead|do it|show me)\b"
     r"(?![^?]*\b(no|not|but|instead|other)\b)[^?]{0,40}$",
@@ -94,9 +94,10 @@ _TAKES_OFFER = re.compile(
     r"^\W*((cool|alright|great|perfect|nice|oh|ah|sweet|awesome|brilliant|lovely|excellent|"
     rf"{_THANKS_WORDS})\W+)*"
     rf"({_TAKE_WORDS})\b(\W+(yes|yeah|ya|sure|ok|then|{_TAKE_WORDS}|{_THANKS_WORDS})\b)*"
-    # "ok yep show me for hers": for whose machine
-    r"(\W+(for|on) (hers|his|theirs|mine|hers too|his too|that one|it|both))?"
-    r"(\W+(with )?(the )?(steps|instructions))?\W*$",
+    # "ok yep show me for hers", "ya, for that model pls": for whose machine
+    r"(\W+(for|on) (hers|his|theirs|mine|hers too|his too|that one|it|both|"
+    r"(that|this|my|her|his|their|the same|the other) (model|one|machine|unit)( too)?))?"
+    r"(\W+(with )?(the )?(steps|instructions))?(\W+(pls|plz|please|thx|thanks|ty))?\W*$",
     re.IGNORECASE,
 )
 
@@ -411,6 +412,15 @@ _WHAT_IS_FIRST = re.compile(
 )
 # A first question, and more after it
 _FIRST_QUESTION = re.compile(r"^[^?]+\?(?=\s*\S)")
+# The fitting asked of the part in focus ("how do they snap on", "how do i put it in")
+_HOW_THEY_GO = re.compile(
+    r"\bhow (do|does|would|should|can|to) (i |we |you |u )?(\w+ )?(it|they|them|this|that|these|those)?"
+    r"\W*(install|put|fit|swap|replace|change|mount|snap|clip|attach|go|goes|slide|hook)"
+    r"( \w+)?( (it|them|this|that))?( (on|in|into|back|up))?\b",
+    re.IGNORECASE,
+)
+# One part's details card: its bold name first
+_DETAILS_SHOWN = re.compile(r"^\*\*[^*]+\*\* \(PS\d+\)")
 # A first sentence, and more after it
 _FIRST_SENTENCE = re.compile(r"^([^.?!]+)[.!]+\s+\S")
 # A part's details offer the fit check
@@ -886,6 +896,18 @@ def resolve_intent(
         and _one_part_shown(_previous_answer(messages))
     ):
         return "install"  # "is that one easy to put in? and does it come with the clamp"
+    if (
+        intent == "details"
+        and not (picked_part or names_part)
+        and _FIRST_QUESTION.match(text)
+        and _HOW_THEY_GO.search(text)
+        and not (_PRICE_QUESTION.search(text) or _FIT_ASKED.search(text))
+        and _DETAILS_SHOWN.match(previous := _previous_answer(messages)) is not None
+        and _one_part_shown(previous)
+    ):
+        # "how many come in a pack? also how do they snap on" right after that part's
+        # details: what the card did not say is how it goes on
+        return "install"
     if intent in (ANSWER, "thanks") and not picked_part and _HOW_TO_FIT_IT.search(text):
         # "actually wait yeah how do i put it in lol" after "No problem.", "ok thx!! back
         # to mine, how do i put it in"

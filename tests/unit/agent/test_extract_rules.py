@@ -1041,3 +1041,55 @@ def test_it_right_after_a_search_is_its_best_match() -> None:
     # not when another answer came after the search
     later = [*convo("is the tub gasket in there", found), AIMessage("You're welcome!")]
     assert referenced_part([*later, HumanMessage("how do i replace it")]) is None
+
+
+def test_whether_it_fits_another_model_right_after_a_search_is_the_best_match() -> None:
+    found = AIMessage(
+        "Here's what I found for your 36211XBRFRWW:\n"
+        "1. **Condenser Fans Blade Assembly** (PS1022410) · $18.95 · In Stock\n"
+        "2. **Condenser Fan Motor** (PS967022) · $52.42 · In Stock"
+    )
+    for said in (
+        "does it fit 36411XBRERWW too?",
+        "would that also fit my sisters 36411XBRERWW? she has the same one",
+    ):
+        assert referenced_part(convo(said, found)) == "PS1022410", said
+    # a part type said is another part: its own search
+    assert referenced_part(convo("does the door gasket fit it too?", found)) is None
+    # a listed part named is that one
+    assert referenced_part(convo("does the motor fit it?", found)) == "PS967022"
+    # which of them fits is the options, a search
+    assert referenced_part(convo("which of those fits it? its a 36411XBRERWW", found)) is None
+
+
+def test_how_long_a_fitting_takes_names_no_part() -> None:
+    found = AIMessage(
+        "Here's what I found for your A4425GDTABB:\n"
+        "1. **Torsion-Fit Spring** (PS2374786) · $17.95 · Special Order"
+    )
+    assert referenced_part(convo("is it a long job to put in?", found)) == "PS2374786"
+
+
+def test_a_price_or_wattage_in_words_picks_from_the_list() -> None:
+    found = AIMessage(
+        "Here's what I found for your 10641012104:\n"
+        "1. **Light Bulb - 40W** (PS884734) · $17.80 · In Stock\n"
+        "2. **Door Light Switch** (PS11738900) · $72.22 · In Stock"
+    )
+    assert referenced_part(convo("the 40 watt one", found)) == "PS884734"
+    assert referenced_part(convo("the 72 dollar one", found)) == "PS11738900"
+
+
+def test_the_word_one_names_a_listed_part_the_part_in_focus_is_not() -> None:
+    found = AIMessage(
+        "Here's what I found for your 4070510:\n"
+        "1. **Middle Spray Arm** (PS1015640) · $33.95 · In Stock\n"
+        "2. **Lower Spray Arm - Gray** (PS1020205) · $101.71 · In Stock"
+    )
+    lower = AIMessage("**Lower Spray Arm - Gray** (PS1020205) · $101.71 · In Stock")
+    messages = [*convo("the lower one, whats that cost", found), lower]
+    said = "101 dollars lol no. ok how do i put the middle one in"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS1015640"
+    # a word the part in focus has is that part, not the list's
+    said = "ok how do i put the gray one in"
+    assert referenced_part([*messages, HumanMessage(said)]) in (None, "PS1020205")

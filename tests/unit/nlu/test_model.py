@@ -221,7 +221,14 @@ def test_a_bare_part_name_not_on_the_list_searches_for_it(model: Understanding) 
 
 
 def test_yes_with_a_few_words_accepts_offered_installation_steps(model: Understanding) -> None:
-    for text in ("yes please", "yeah show me how", "yes pls, walk me through it", "sure go ahead"):
+    for text in (
+        "yes please",
+        "yeah show me how",
+        "yes pls, walk me through it",
+        "sure go ahead",
+        "mhm yes",
+        "uh huh",
+    ):
         messages = [
             HumanMessage("hello"),
             AIMessage("**Drain Pump** (PS11753379) · $59.95\nWant the installation steps?"),
@@ -889,7 +896,11 @@ def test_a_yes_for_someone_elses_machine_takes_the_offered_steps(model: Understa
     fits = AIMessage(
         "Yes! The **Door Seal** (PS12348515) fits your **WDT780SAEM1**.\n\nWant the installation steps?"
     )
-    for text in ("ok yep show me for hers", "perfect go ahead with the steps"):
+    for text in (
+        "ok yep show me for hers",
+        "perfect go ahead with the steps",
+        "ya, for that model pls",
+    ):
         messages = [HumanMessage("and my sisters WDT780SAEM1?"), fits, HumanMessage(text)]
         assert resolve_intent("search", messages, model, picked_part=False) == "install", text
 
@@ -1038,6 +1049,25 @@ def test_the_part_in_focus_asked_to_be_fitted_first_is_the_fitting(model: Unders
     assert resolve_intent("details", messages, model, picked_part=False) == "install"
     # the price asked first stays the details
     messages[-1] = HumanMessage("how much is that one? and is it easy to put in")
+    assert resolve_intent("details", messages, model, picked_part=False) == "details"
+
+
+def test_how_it_goes_on_asked_after_its_details_is_the_fitting(model: Understanding) -> None:
+    for text in (
+        "how many come in a pack? also how do they snap on",
+        "does it come with the screws? and how do i put it in",
+    ):
+        messages = [HumanMessage("the drain tube kit"), _DETAILS, HumanMessage(text)]
+        assert resolve_intent("details", messages, model, picked_part=False) == "install", text
+    # a price asked beside it is the details; after a list, not the part in focus
+    text = "how much is a pack? also how do they snap on"
+    messages = [HumanMessage("the drain tube kit"), _DETAILS, HumanMessage(text)]
+    assert resolve_intent("details", messages, model, picked_part=False) == "details"
+    listed = AIMessage(
+        "Here's what I found:\n1. **Drain Hose** (PS1) · $9\n2. **Pump** (PS2) · $40"
+    )
+    text = "how many come in a pack? also how do they snap on"
+    messages = [HumanMessage("drain parts"), listed, HumanMessage(text)]
     assert resolve_intent("details", messages, model, picked_part=False) == "details"
 
 
