@@ -309,6 +309,9 @@ ORDERS = re.compile(
     # (not "when the dishes come out", "when the light should come on")
     r"when\b[^?]{0,40}\b(arrive|ship|come(?! (out|on|off|loose|apart|undone|up|down)\b)|get here|"
     r"be delivered)|promo code|coupon|"
+    # "when could i get it?": when it reaches the shopper ("… get it in", "… installed" fit it)
+    r"\bwhen (can|could|would|will|do|might) (i|we|u|you) (get|receive) "
+    r"(it|this|that|one|them|the part)\b(?! (in|on|out|off|installed|fixed|done|working)\b)|"
     r"ship\w* (it |that |this |them )?(for )?free|charge for shipping|receipt|reciept|i returned|"
     # a part that came damaged: the order's trouble, not the appliance's
     r"(arrived|came|showed up|delivered)\b[^.?!]{0,40}\b(broken|damaged|cracked|torn|smashed|"

@@ -29,6 +29,7 @@ from partchat.nlu.rules import (
         ("do you ship that free or is there a charge", "orders"),
         ("the spray arm showed up cracked in two, what now", "orders"),
         ("could you email me the receipt again", "orders"),
+        ("first one, when could i get it?", "orders"),
         ("where is my order for PS3406971, my WDT780SAEM1 is in pieces", "orders"),
         ("hi. where is my order", "orders"),
         ("if its the wrong one can i send it back", "orders"),
@@ -200,6 +201,8 @@ def test_a_rule_decides(text: str, intent: str) -> None:
         # "when … come" out of, or on: the appliance's trouble
         "the soap pod is still sitting in its little flap when the dishes come out",
         "when i open the door the light doesnt come on",
+        # when it can be fitted is the fitting's
+        "when could i get it in? this weekend maybe",
     ],
 )
 def test_the_classifier_decides(text: str) -> None:
