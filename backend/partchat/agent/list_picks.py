@@ -260,6 +260,11 @@ _GENERIC_WORDS = frozenset(
         "better",
         "sorry",
         "hold",
+        # the fitting's verbs ("how do i change that out"): no part's name has them
+        "change",
+        "swap",
+        "remove",
+        "out",
         "yikes",
         "ugh",
         "dang",
@@ -295,7 +300,8 @@ def _generic_stems() -> frozenset[str]:
 # A message that asks how to put one part in ("what door parts fit" asks for parts).
 _ASKS_INSTALL = re.compile(
     r"\b(install\w*|replac\w*|swap\w*|put (it |that |this |the \w+ |the \w+ one )?(in|on)|"
-    r"change (it|that|this)|myself|on my own|diy)\b",
+    r"change (it|that|this)|myself|on my own|diy|(get|take|yank|pop) (it|that|this|them) out|"
+    r"(new|fresh) one (in|on))\b",
     re.IGNORECASE,
 )
 # "the difference between the mid spray arm and the lower one", "heater vs thermostat":
@@ -486,7 +492,7 @@ def _of_kind(items: dict[str, str], asked: str) -> list[str]:
 def _headed(items: dict[str, str], text: str) -> list[str]:
     """The listed parts whose name ends in a part-type word of ``text`` ("whichever of
     those drawers ships today" → the *Crisper Drawer*, not the *Crisper Drawer Roller*)."""
-    said = _stems(text) & _part_type_stems()
+    said = _stems(_NOT_A_NAME.sub(" ", text)) & _part_type_stems()
     heads = {ps: _NAME_WORD.findall(line)[-1:] for ps, line in items.items()}
     return [ps for ps, head in heads.items() if head and stem(head[0]) in said]
 
@@ -801,10 +807,15 @@ _WHICH_OR_ANY = re.compile(r"\b(which|any|among|of (those|these|them))\b", re.IG
 # A word before "it" or "them" is a verb ("how do i clip it on"), no part's name; nor is
 # "for now" ("just the lower ones for now"), "never mind", "what even is"
 _NOT_A_NAME = re.compile(
+    # "does it come w/ screws": what is in the box, no pick (before the verb of "it")
+    r"\b(does|do|will|would) (it|they|that|this) (come|comes) (w/|w|with)( (the|a|any|its|new))?"
+    r" [a-z]+( or (just )?(the |a )?[a-z]+)?|"
     r"\b[a-z]+(?= (it|them)\b)|\bfor now\b|\bnever ?mind\b|\bwhat even\b|\b(start|begin) (w|with)\b"
     # "is it a long job to put in?": how hard the fitting is
     r"|\b(long|big|quick|hard|easy|tough|simple) (job|fix|swap|task)\b|\bhow long\b"
-    r"|\bput (it |that |this |them )?(in|on|back)\b",
+    r"|\bput (it |that |this |them )?(in|on|back)\b"
+    # "whats the best way to get that out and a fresh one in": the fitting, no name
+    r"|\bbest way\b|\b(get|take|yank|pop) (it|that|this|them) out\b|\b(a|the) (new|fresh) one\b",
     re.IGNORECASE,
 )
 

@@ -408,7 +408,10 @@ def thanks_for_something(text: str) -> bool:
 
 # What a part is, asked first ("whats the 4th one and …")
 _WHAT_IS_FIRST = re.compile(
-    r"^\W*((ok|so|and|hmm)\W+)*(what'?s|what is|whats) (the|that|this|it)\b", re.I
+    r"^\W*((ok|so|and|hmm)\W+)*(what'?s|what is|whats) (the|that|this|it)\b"
+    # ("whats the best way to get that out": how)
+    r"(?! (best|easiest|quickest|safest|right|proper) (way|method)\b)",
+    re.I,
 )
 # A first question, and more after it
 _FIRST_QUESTION = re.compile(r"^[^?]+\?(?=\s*\S)")

@@ -33,6 +33,7 @@ from .rules import (
     STEPS_ASKED,
     asks,
     asks_only_a_price,
+    fitting_asked,
     given_part_job,
     part_named_alone,
     request_head,
@@ -242,6 +243,8 @@ async def read(
     if unsure_scope and part_type_named(text):
         intent = "search"  # "what rinse aid parts do you have": a part of ours
     norm = normalize(text)
+    if unsure_scope and fitting_asked(norm):
+        intent = "install"  # "whats the best way to get that out and a fresh one in"
     if (
         ruled is None
         and intent in ("diagnose", "details")

@@ -918,6 +918,10 @@ _INSTALL_ASKED = re.compile(
     # how it comes out and goes in, what the job involves: "how the old shaft comes out
     # and the new psnum goes in", "whats involved in yanking the old pump out"
     r"\bhow (\w+ ){0,5}?(goes|comes) (in|out|on|off)\b|\bwhats involved\b|"
+    # "whats the best way to get that out and a fresh one in" (a dev turn the classifier
+    # read as out of scope; 24 of 24 such train and dev texts are installs)
+    r"\b(get|take|yank|pop) (it|that|this|them|the old( \w+)?) out\b|"
+    r"\b(new|fresh|replacement) one (in|on)\b|"
     r"\b(wont|doesnt|dont|cant get it to) (line up|seat|sit (right|flush)|click in)\b|"
     r"\bhow( qmark)*$|"
     r"\b(to|i|how|help|with)( me| us)? (fit|mount|put in|swap in|change out|replace|install)\b(\s\w+){0,4}\spsnum\b|"
@@ -973,6 +977,11 @@ _PART_FILLER = frozenset(
 )
 
 
+def fitting_asked(norm: str) -> bool:
+    """The normalised message asks how a part goes in or comes out."""
+    return _INSTALL_ASKED.search(norm) is not None or _INSTALLING.search(norm) is not None
+
+
 def given_part_job(norm: str, parts: int, known_model: bool) -> str | None:
     """The job a message about ``parts`` given parts asks for, by its structure, else
     None: a part's number alone is its details; with a model, a fit check unless it asks
@@ -983,7 +992,7 @@ def given_part_job(norm: str, parts: int, known_model: bool) -> str | None:
         return "details"
     if _HOW_LONG.search(norm):
         return "details"
-    fitting = _INSTALL_ASKED.search(norm) is not None or _INSTALLING.search(norm) is not None
+    fitting = fitting_asked(norm)
     if _FIT_FIRST.search(norm) and (known_model or (fitting and not _I_FIT.search(norm))):
         # "does PS… fit a WDT780SAEM1 and if so how hard is it to swap", "also does PS… fit
         # it too and how do i install that one": the fit first (it asks for the model)

@@ -1037,6 +1037,11 @@ def test_it_right_after_a_search_is_its_best_match() -> None:
         "2. **TRIM GASKET** (PS958905) · $20.74 · In Stock"
     )
     assert referenced_part(convo("how do i replace it", found)) == "PS958888"
+    for said in (
+        "and how do i change that out",
+        "whats the best way to get that out and a fresh one in",
+    ):
+        assert referenced_part(convo(said, found)) == "PS958888", said
     assert referenced_part(convo("thats it, thanks", found)) is None  # a closing
     # not when another answer came after the search
     later = [*convo("is the tub gasket in there", found), AIMessage("You're welcome!")]
@@ -1093,3 +1098,14 @@ def test_the_word_one_names_a_listed_part_the_part_in_focus_is_not() -> None:
     # a word the part in focus has is that part, not the list's
     said = "ok how do i put the gray one in"
     assert referenced_part([*messages, HumanMessage(said)]) in (None, "PS1020205")
+
+
+def test_what_comes_in_the_box_is_no_pick() -> None:
+    found = AIMessage(
+        "Here's what I found for your 10632242101:\n"
+        "1. **Refrigerator Center Door Hinge** (PS11739891) · $45.12 · In Stock\n"
+        "2. **Refrigerator Screw** (PS11742758) · $11.95 · In Stock"
+    )
+    said = "how do i put it on, and does it come w/ screws"
+    assert referenced_part(convo(said, found)) == "PS11739891"
+    assert referenced_part(convo("the screw one, how do i put it on", found)) == "PS11742758"
