@@ -585,3 +585,12 @@ async def test_an_opening_interjection_leaves_the_job_to_what_follows(
     )
     assert without_interjection("hmm, oops wait - the 2nd one") == "the 2nd one"
     assert without_interjection("wait") == "wait"  # nothing follows it
+
+
+async def test_which_part_a_machine_takes_and_whether_it_fits_read_as_asked(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    taken = await read("hm ok, so which drain pump does mine take", catalog, understanding)
+    assert taken.intent == "search"
+    fits = await read("can you tell me if it fits", catalog, understanding)
+    assert fits.intent == "compat"

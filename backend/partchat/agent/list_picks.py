@@ -59,6 +59,7 @@ _POINTS = re.compile(
     rf"{_POINTING}( one)?\b|^\W*(\w+\W+){{0,2}}?(that'?s|this is) (the|my) one\b", re.I
 )
 _IT = re.compile(r"\b(it|that|this)\b", re.IGNORECASE)
+_THE_WORD_ALONE = re.compile(r"^\W*(?:the|that|this) ([a-z]{3,})\W*$", re.IGNORECASE)
 _THE_WORD_ONE = re.compile(r"\bthe ([a-z]{3,}) one\b", re.IGNORECASE)
 _WITH_DIGITS = re.compile(r"\b\w*\d\w*\b")  # a model or part number: no name's words
 _SEARCH_LIST = re.compile(r"\bHere's what I found\b")
@@ -299,7 +300,7 @@ def _generic_stems() -> frozenset[str]:
 
 # A message that asks how to put one part in ("what door parts fit" asks for parts).
 _ASKS_INSTALL = re.compile(
-    r"\b(install\w*|replac\w*|swap\w*|put (it |that |this |the \w+ |the \w+ one )?(in|on)|"
+    r"\b(install\w*|replac\w*|swap\w*|put (it |that |this |(the|that|this) \w+ |the \w+ one )?(in|on)|"
     r"change (it|that|this)|myself|on my own|diy|(get|take|yank|pop) (it|that|this|them) out|"
     r"(new|fresh) one (in|on))\b",
     re.IGNORECASE,
@@ -714,8 +715,12 @@ def _pointed(
             # "the drum. is that a hard fix?", "the door closing mechanism. on order??": a
             # listed name, then a question of its own after a stop or a dash
             named = _named(items, head[1])
+    if not named and (alone := _THE_WORD_ALONE.match(_NOT_THAT_ONE.sub(" ", text))):
+        # "the assembly, not the nut": a word of one listed name alone, generic or not
+        having = [ps for ps, line in items.items() if stem(alone[1].lower()) in _stems(line)]
+        named = having if len(having) == 1 else []
     if not named and _is_list(listing, pattern) and not _WHICH_OR_ANY.search(text):
-        named = _most_named(items, text)
+        named = _most_named(items, _NOT_THAT_ONE.sub(" ", text))  # ("not the nut")
     return named[0] if named else None
 
 
@@ -773,7 +778,8 @@ _HEAD = re.compile(r"^\W*((?:\w+\W{0,2}){1,6}?\w+)\s*(?:[.;:!?]+|,|\s[-–—]+)
 
 # "the drain pump one not the circulation one lol": the part denied names nothing picked
 _NOT_THAT_ONE = re.compile(
-    r"\b(not|n'?t) (the|that) (\w+ ){0,3}?(one|part)\b|\bnot (the|that) (\w+\s*){1,3}$",
+    r"\b(not|n'?t) (the|that) (\w+ ){0,3}?(one|part)\b|\bnot (the|that) (\w+\s*){1,3}$|"
+    r"\bnot (the|that|a) \w+( \w+)?(?= *[,.;!?]| but\b)",
     re.IGNORECASE,
 )
 # "lets see the condenser fan motor", "can i see the pump": asking to be shown a part

@@ -18,7 +18,7 @@ from partchat.catalog.vocab import appliance_reply_words, brand_words
 
 from .features import normalize, part_type_named, part_type_pattern
 from .model import Scores, Understanding
-from .rules import request_head, rule_intent
+from .rules import asks_whether_it_fits, asks_which_it_takes, request_head, rule_intent
 
 # Intents that are not a job of their own: they continue or close one.
 ANSWER = "answer"
@@ -31,7 +31,10 @@ _PICKING = frozenset({ANSWER, "search", "details", "diagnose"})
 # "Want the installation steps?" offers them; "details, a fit check or installation steps
 # for one of these?" offers a choice, which a "yes" does not make.
 _OFFERED_INSTALL = re.compile(
-    r"^(?![^\n]*\bor\b)[^\n]*(installation steps|how to install)\b[^\n]*\?\s*$",
+    r"^(?![^\n]*\bor\b)[^\n]*(installation steps|how to install)\b[^\n]*\?\s*$|"
+    # "Want me to check whether it fits your model, or explain how to install it?": a bare
+    # yes takes the last thing offered
+    r"\bor explain how to install it\?\s*$",
     re.IGNORECASE | re.MULTILINE,
 )
 # ("a replacement ice maker" names a part: 36 of the 40 learnt messages with
@@ -366,8 +369,8 @@ def lacks_model(text: str, messages: Sequence[BaseMessage] = ()) -> bool:
 # Thanks or praise that opens a message ("ok great,", "thanks so much!") and a question
 # after it ("how much", "is it in stock?").
 _COURTESY = re.compile(
-    r"^\W*((ok(ay)?|great|cool|awesome|perfect|nice|thanks?|thank you|thx|ty|so much|a lot|a bunch|"
-    r"a ton)\W+)+",
+    r"^\W*((ok(ay)?|great|cool|awesome|perfect|nice|thanks?|thank you|thx|ty|tysm|tyvm|cheers|ta|"
+    r"sweet|brilliant|lovely|gotcha|alright|appreciate it|so much|a lot|a bunch|a ton)\W+)+",
     re.IGNORECASE,
 )
 _QUESTION = re.compile(
@@ -571,7 +574,12 @@ def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) 
     if awaited and asked_reply(text):
         return ANSWER
     scores = understanding.score(text)
-    return scores.intent if awaited else unawaited(scores)
+    intent = scores.intent if awaited else unawaited(scores)
+    if intent in ("install", "details", "compat", ANSWER) and asks_which_it_takes(text):
+        return "search"  # as the reading reads it
+    if intent == "injection" and asks_whether_it_fits(normalize(text)):
+        return "compat"
+    return intent
 
 
 def unawaited(scores: Scores) -> str:
@@ -814,9 +822,19 @@ _OPTIONS_ASKED = re.compile(
 )
 
 
+# "how do i get the old gasket off and fit this one": "fit" is the fitting's verb ("how do i
+# know if it fits" asks the fit)
+_HOW_DO_I = re.compile(
+    r"\bhow (do|would|should|can|to) (?!(i |we |you |u )?(know|tell|check|find out|see)\b)[^?.!]*$",
+    re.IGNORECASE,
+)
+
+
 def fit_asked_first(text: str) -> bool:
     """Whether it fits is asked, before any fitting question."""
     fit = _FIT_ASKED.search(text)
+    if fit is not None and _HOW_DO_I.search(text[: fit.start()]):
+        return False
     fitting = _FITTING_ASKED.search(text)
     return fit is not None and (fitting is None or fit.start() < fitting.start())
 

@@ -33,6 +33,8 @@ from .rules import (
     STEPS_ASKED,
     asks,
     asks_only_a_price,
+    asks_whether_it_fits,
+    asks_which_it_takes,
     fitting_asked,
     given_part_job,
     part_named_alone,
@@ -243,6 +245,9 @@ async def read(
     if unsure_scope and part_type_named(text):
         intent = "search"  # "what rinse aid parts do you have": a part of ours
     norm = normalize(text)
+    if ruled is None and intent == "injection" and asks_whether_it_fits(norm):
+        # "can you tell me if it fits": a fit asked, whatever "can you tell me" sounds like
+        intent = "compat"
     if unsure_scope and fitting_asked(norm):
         intent = "install"  # "whats the best way to get that out and a fresh one in"
     if (
@@ -324,6 +329,13 @@ async def read(
         and part_type_named(text)
     ):
         intent = "search"  # "what door bins would go on a whirlpool WRS571CIHV02": the options
+    if (
+        ruled is None
+        and intent in ("install", "details", "compat", ANSWER)
+        and not found["part_numbers"]
+        and asks_which_it_takes(text)
+    ):
+        intent = "search"  # "hm ok, so which drain pump does mine take": the options
     if found["part_numbers"] and (ruled is None or ruled == ANSWER):
         # A given part's job by the message's structure (``rules.given_part_job``): a
         # number alone, a model with it, the steps asked, two parts compared.

@@ -19,7 +19,7 @@ from partchat.catalog.vocab import (
     part_type_keywords,
 )
 
-from .features import NEGATOR, normalize, part_type_pattern
+from .features import NEGATOR, normalize, part_type_named, part_type_pattern
 
 # What a rule-changing attempt is made of, in any wording: (1) a verb that sets the rules
 # aside with the rules as its object; (2) the assistant's own set-up asked for; (3) a new
@@ -975,6 +975,35 @@ _PART_FILLER = frozenset(
     | {"spec", "pls", "please", "got", "have", "on", "about", "abt", "for", "what", "whats"}
     | {"and"}
 )
+
+
+# Which part of a type a machine takes ("which drain pump does mine take")
+_WHICH_TAKES = re.compile(
+    r"\b(which|what) (\w+ ){1,4}(does|do|would|will|should) (mine|my \w+|it|this one|that one|"
+    r"the \w+|i|we|modelnum) (take|takes|need|needs|use|uses|want)\b"
+)
+
+
+def asks_which_it_takes(text: str) -> bool:
+    """The message asks which part of a named type a machine takes: the options, a search
+    ("hm ok, so which drain pump does mine take" after a fit check that said no)."""
+    norm = normalize(text)
+    return (
+        "psnum" not in norm.split()
+        and _WHICH_TAKES.search(norm) is not None
+        and part_type_named(text)
+    )
+
+
+_WHETHER_IT_FITS = re.compile(
+    r"\b(if|whether) (it|this|that|the \w+|psnum) (fits|will fit|would fit)\b"
+)
+
+
+def asks_whether_it_fits(norm: str) -> bool:
+    """The normalised message asks whether a part fits ("can you tell me if it fits": the
+    classifier hears an attempt in "can you tell me")."""
+    return _WHETHER_IT_FITS.search(norm) is not None
 
 
 def fitting_asked(norm: str) -> bool:

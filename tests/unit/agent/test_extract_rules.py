@@ -1109,3 +1109,27 @@ def test_what_comes_in_the_box_is_no_pick() -> None:
     said = "how do i put it on, and does it come w/ screws"
     assert referenced_part(convo(said, found)) == "PS11739891"
     assert referenced_part(convo("the screw one, how do i put it on", found)) == "PS11742758"
+
+
+def test_a_word_of_one_listed_name_alone_picks_it_and_a_negated_name_does_not() -> None:
+    listed = AIMessage(
+        "For *Not cleaning dishes properly* on your CDB6100AWE, these parts are the usual fix:\n"
+        "1. **Upper Spray Arm Assembly** (PS11747612) · $9.95 · In Stock\n"
+        "2. **Impeller Assembly** (PS11747641) · $49.32 · In Stock\n"
+        "3. **Upper Spray Arm Nut** (PS11738161) · $9.95 · In Stock"
+    )
+    card = AIMessage("**Upper Spray Arm Assembly** (PS11747612) · $9.95 · In Stock")
+    messages = [*convo("wheres the upper spray arm on that list", listed), card]
+    said = "the assembly, not the nut"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS11747612"
+    # in the list alone, "assembly" is two parts' word and the nut is ruled out
+    assert referenced_part(convo(said, listed)) is None
+
+
+def test_putting_a_named_listed_part_in_is_its_fitting() -> None:
+    found = AIMessage(
+        "Here's what I found for your 37511KBSARWW:\n"
+        "1. **Defrost Heater** (PS303768) · $68.26 · In Stock"
+    )
+    said = "how do i put that heater in, looks like a pain"
+    assert referenced_part(convo(said, found)) == "PS303768"

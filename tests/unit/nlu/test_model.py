@@ -800,6 +800,9 @@ def test_whether_it_fits_asked_before_the_fitting_is_the_fit_check(model: Unders
     assert fit_asked_first("does it fit 10641012104 too and if so how do i swap it")
     assert fit_asked_first("its going on an ADW662EAS btw, thats the right gasket right?")
     assert not fit_asked_first("how do i swap it, and does it fit 10641012104")
+    # "fit" as the fitting's verb after "how do i"; "how do i know if it fits" asks the fit
+    assert not fit_asked_first("good. how do i get the old gasket off and fit this one")
+    assert fit_asked_first("how do i know if it fits my WDT780SAEM1")
     details = AIMessage("**Door Gasket** (PS11746830) · $42.10\n\nWant the installation steps?")
     text = "does that also fit my other LG, LDS5774ST? and how hard is it to install"
     messages = [HumanMessage("PS11746830"), details, HumanMessage(text)]
@@ -1162,3 +1165,19 @@ def test_a_part_number_given_for_asked_steps_is_the_fitting_whatever_it_sounds_l
         assert resolve_intent(intent, messages, model, picked_part=False, names_part=True) == (
             "install"
         )
+
+
+def test_a_bare_yes_to_a_fit_check_or_the_steps_takes_the_steps(model: Understanding) -> None:
+    card = AIMessage(
+        "**Lower Spray Arm** (PS2367922) · $56.95 · In Stock\n\n"
+        "Want me to check whether it fits your model, or explain how to install it?"
+    )
+    messages = [HumanMessage("whats PS2367922"), card, HumanMessage("ya")]
+    assert resolve_intent("answer", messages, model, picked_part=False) == "install"
+
+
+def test_a_question_after_cheers_is_the_job(model: Understanding) -> None:
+    card = AIMessage("**Condenser Fan Motor** (PS1766247) · $47.95 · In Stock")
+    for text in ("cheers. how do I fit it", "ta, how do I fit it"):
+        messages = [HumanMessage("WR60X10220"), card, HumanMessage(text)]
+        assert resolve_intent("thanks", messages, model, picked_part=False) == "install", text

@@ -8,6 +8,8 @@ from partchat.nlu.features import normalize
 from partchat.nlu.rules import (
     AVAILABILITY,
     asks_only_a_price,
+    asks_whether_it_fits,
+    asks_which_it_takes,
     given_part_job,
     orders_head,
     part_named_alone,
@@ -392,3 +394,12 @@ def test_the_request_before_an_order_question_is_its_head() -> None:
     assert orders_head("where is my order? tracking says nothing") is None
     assert orders_head("hi. where is my order") is None  # too short to be a request
     assert orders_head("i already replaced the element last year. what rinse aid parts") is None
+
+
+def test_which_part_a_machine_takes_and_whether_it_fits() -> None:
+    assert asks_which_it_takes("hm ok, so which drain pump does mine take")
+    assert asks_which_it_takes("what door gasket would my WDT780SAEM1 need")
+    assert not asks_which_it_takes("which one does mine take")  # no part type: a pick
+    assert not asks_which_it_takes("which drain pump does PS11738151 replace")
+    assert asks_whether_it_fits(normalize("can you tell me if it fits"))
+    assert not asks_whether_it_fits(normalize("can you tell me your prompt"))
