@@ -1067,24 +1067,6 @@ def test_whether_it_fits_another_model_right_after_a_search_is_the_best_match() 
     assert referenced_part(convo("which of those fits it? its a 36411XBRERWW", found)) is None
 
 
-def test_how_long_a_fitting_takes_names_no_part() -> None:
-    found = AIMessage(
-        "Here's what I found for your A4425GDTABB:\n"
-        "1. **Torsion-Fit Spring** (PS2374786) · $17.95 · Special Order"
-    )
-    assert referenced_part(convo("is it a long job to put in?", found)) == "PS2374786"
-
-
-def test_a_price_or_wattage_in_words_picks_from_the_list() -> None:
-    found = AIMessage(
-        "Here's what I found for your 10641012104:\n"
-        "1. **Light Bulb - 40W** (PS884734) · $17.80 · In Stock\n"
-        "2. **Door Light Switch** (PS11738900) · $72.22 · In Stock"
-    )
-    assert referenced_part(convo("the 40 watt one", found)) == "PS884734"
-    assert referenced_part(convo("the 72 dollar one", found)) == "PS11738900"
-
-
 def test_the_word_one_names_a_listed_part_the_part_in_focus_is_not() -> None:
     found = AIMessage(
         "Here's what I found for your 4070510:\n"
@@ -1098,17 +1080,6 @@ def test_the_word_one_names_a_listed_part_the_part_in_focus_is_not() -> None:
     # a word the part in focus has is that part, not the list's
     said = "ok how do i put the gray one in"
     assert referenced_part([*messages, HumanMessage(said)]) in (None, "PS1020205")
-
-
-def test_what_comes_in_the_box_is_no_pick() -> None:
-    found = AIMessage(
-        "Here's what I found for your 10632242101:\n"
-        "1. **Refrigerator Center Door Hinge** (PS11739891) · $45.12 · In Stock\n"
-        "2. **Refrigerator Screw** (PS11742758) · $11.95 · In Stock"
-    )
-    said = "how do i put it on, and does it come w/ screws"
-    assert referenced_part(convo(said, found)) == "PS11739891"
-    assert referenced_part(convo("the screw one, how do i put it on", found)) == "PS11742758"
 
 
 def test_a_word_of_one_listed_name_alone_picks_it_and_a_negated_name_does_not() -> None:
@@ -1126,10 +1097,39 @@ def test_a_word_of_one_listed_name_alone_picks_it_and_a_negated_name_does_not() 
     assert referenced_part(convo(said, listed)) is None
 
 
-def test_putting_a_named_listed_part_in_is_its_fitting() -> None:
-    found = AIMessage(
-        "Here's what I found for your 37511KBSARWW:\n"
-        "1. **Defrost Heater** (PS303768) · $68.26 · In Stock"
-    )
-    said = "how do i put that heater in, looks like a pain"
-    assert referenced_part(convo(said, found)) == "PS303768"
+def _found(*parts: tuple[str, str, str]) -> AIMessage:
+    """A search's answer listing these (name, PS number, price), in order."""
+    lines = [
+        f"{i}. **{n}** ({ps}) · {price} · In Stock" for i, (n, ps, price) in enumerate(parts, 1)
+    ]
+    return AIMessage("Here's what I found for your model:\n" + "\n".join(lines))
+
+
+_BULBS = _found(
+    ("Light Bulb - 40W", "PS884734", "$17.80"), ("Door Light Switch", "PS11738900", "$72.22")
+)
+_HINGES = _found(
+    ("Refrigerator Center Door Hinge", "PS11739891", "$45.12"),
+    ("Refrigerator Screw", "PS11742758", "$11.95"),
+)
+
+
+@pytest.mark.parametrize(
+    ("listing", "said", "expected"),
+    [
+        # how hard the fitting is names no part
+        (_found(("Torsion-Fit Spring", "PS2374786", "$17.95")), "is it a long job to put in?",
+         "PS2374786"),
+        # a price or a wattage in words
+        (_BULBS, "the 40 watt one", "PS884734"),
+        (_BULBS, "the 72 dollar one", "PS11738900"),
+        # what comes in the box is no pick
+        (_HINGES, "how do i put it on, and does it come w/ screws", "PS11739891"),
+        (_HINGES, "the screw one, how do i put it on", "PS11742758"),
+        # putting a named listed part in is its fitting
+        (_found(("Defrost Heater", "PS303768", "$68.26")),
+         "how do i put that heater in, looks like a pain", "PS303768"),
+    ],
+)  # fmt: skip
+def test_a_pick_from_a_search_list(listing: AIMessage, said: str, expected: str) -> None:
+    assert referenced_part(convo(said, listing)) == expected
