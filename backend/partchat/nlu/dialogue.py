@@ -459,7 +459,10 @@ _HOW_TO_FIT_IT = re.compile(
 _OWN_PLAN = re.compile(
     r"\b(i'?ll|ill|i will|im gonna|i'?m gonna|gonna|going to|we'?ll) (just |probably |prob )?"
     r"(wait|hold off|think|sleep on|measure|check|look|try|get back|order|grab|pick)\b|"
-    r"\b(buying|ordering|getting|grabbing) (two|both|it|one|them|that|those)\b",
+    r"\b(buying|ordering|getting|grabbing) (two|both|it|one|them|that|those)\b|"
+    # "lol no its a light bulb, i think i can manage. thanks"
+    r"\b(i can|i'?ll|ill|i will|i could) (probably |prob |just )?(manage|handle (it|that)|"
+    r"figure (it|that) out|do it myself|sort it)\b",
     re.IGNORECASE,
 )
 _THANKED = re.compile(rf"\b({_THANKS_WORDS}|appreciate it)\b", re.IGNORECASE)
@@ -1024,7 +1027,9 @@ def resolve_intent(
     explicit = _INSTALL_WORDS.search(text) or _FIT_WORDS.search(text)
     elliptical = _ELLIPSIS.match(text) is not None
     if (
-        ((elliptical and intent != "diagnose") or _WHICH_ONE.search(text))
+        # ("also i ordered a water filter last tuesday and never got a shipping email": an
+        # order question, whatever part it names)
+        ((elliptical and intent not in ("diagnose", "orders")) or _WHICH_ONE.search(text))
         and not (picked_part or names_part or explicit)
         and part_type_named(text)
         and not ("modelnum" in words and _GOES_IN.search(text))

@@ -523,6 +523,7 @@ def test_praise_and_a_not_yet_say_nothing_of_their_own() -> None:
 
 def test_a_purchase_said_with_thanks_is_a_plan() -> None:
     assert thanks_with_a_plan("lol ok buying two then, thanks")
+    assert thanks_with_a_plan("lol no its a light bulb, i think i can manage. thanks")
     assert not thanks_with_a_plan("ok buying two then, is there a discount? thanks")
 
 
@@ -1181,3 +1182,13 @@ def test_a_question_after_cheers_is_the_job(model: Understanding) -> None:
     for text in ("cheers. how do I fit it", "ta, how do I fit it"):
         messages = [HumanMessage("WR60X10220"), card, HumanMessage(text)]
         assert resolve_intent("thanks", messages, model, picked_part=False) == "install", text
+
+
+def test_an_order_question_that_names_a_part_stays_one(model: Understanding) -> None:
+    card = AIMessage("**Evaporator Fan Motor** (PS12741350) · $71.47 · In Stock")
+    text = "also i ordered a water filter last tuesday and never got a shipping email"
+    messages = [HumanMessage("whats PS12741350"), card, HumanMessage(text)]
+    assert resolve_intent("orders", messages, model, picked_part=False) == "orders"
+    # "also" and a part type with a job of its own is that part's search
+    messages[-1] = HumanMessage("also the water filter")
+    assert resolve_intent("answer", messages, model, picked_part=False) == "search"
