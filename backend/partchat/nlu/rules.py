@@ -978,6 +978,7 @@ _PART_FILLER = frozenset(
 
 
 # Which part of a type a machine takes ("which drain pump does mine take")
+_WHICH_WORD = re.compile(r"\b(which|what)\b", re.IGNORECASE)
 _WHICH_TAKES = re.compile(
     r"\b(which|what) (\w+ ){1,4}(does|do|would|will|should) (mine|my \w+|it|this one|that one|"
     r"the \w+|i|we|modelnum) (take|takes|need|needs|use|uses|want)\b"
@@ -987,6 +988,8 @@ _WHICH_TAKES = re.compile(
 def asks_which_it_takes(text: str) -> bool:
     """The message asks which part of a named type a machine takes: the options, a search
     ("hm ok, so which drain pump does mine take" after a fit check that said no)."""
+    if _WHICH_WORD.search(text) is None:
+        return False  # (the cheap test first: earlier messages are read again each turn)
     norm = normalize(text)
     return (
         "psnum" not in norm.split()
