@@ -247,7 +247,7 @@ def _canned_by_rules(text: str, in_scope: bool) -> str | None:
     if rules.ORDERS.search(text) and not _INSTALL.search(text):
         return w.ORDERS
     ours = rules.OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
-    other = rules.OTHER_APPLIANCE.search(text) is not None and not ours
+    other = rules.names_other_appliance(text) and not ours
     if other or (rules.CHITCHAT.search(text) and not in_scope):
         return w.OUT_OF_SCOPE
     return None

@@ -40,7 +40,9 @@ _OFFERED_INSTALL = re.compile(
 # ("a replacement ice maker" names a part: 36 of the 40 learnt messages with
 # "replacement" search for one.)
 _INSTALL_WORDS = re.compile(
-    r"\b(install\w*|replac(e|es|ing)\b|swap\w*|fit it|put (it |this |that |(that|this) one )?in|"
+    r"\b(install\w*|replac(e|es|ing)\b|swap\w*|fit it|"
+    # "put it in", "put the first one in", "put that new gasket in" (not "put my order in")
+    r"put (it |this |that |(?!(my|an?|the|that) orders?\b)(the|that|this|my|a) (\w+ ){1,2})?in|"
     r"mount\w*|hook\w* up|"
     r"change (it|that|this))\b",
     re.IGNORECASE,

@@ -346,6 +346,20 @@ OTHER_APPLIANCE = re.compile(
     re.IGNORECASE,
 )
 
+# A washer that is a part ("the rubber washer", "hinge washers", "washer screw"): the
+# catalog's washers are named so; a washer alone is the laundry machine.
+_PART_WASHER = re.compile(
+    r"\b(lock|hinge|hose|thrust|rubber|nylon|plastic|friction|fib(er|re)|flat|spacer|metal|"
+    r"steel|seal(ing)?|spring|wave|single|screws? (and|&)) washers?\b|\bwashers? (screw|head|bolt)s?\b",
+    re.IGNORECASE,
+)
+
+
+def names_other_appliance(text: str) -> bool:
+    """The message names an appliance or a machine that is not ours."""
+    return OTHER_APPLIANCE.search(_PART_WASHER.sub(" ", text)) is not None
+
+
 CHITCHAT = re.compile(
     r"\b(weather|joke|poem|story|capital of|who won|recipe|bitcoin|stock market|president|"
     r"meaning of life|sing|translate|essay|homework|chatgpt|settle a bet|trivia|"
@@ -888,7 +902,7 @@ def rule_intent(text: str) -> str | None:
         # "before I place my order, PS… fits a 10672003010 right?" is a fit check
         return "orders"
     ours = OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
-    if OTHER_APPLIANCE.search(text) and not ours:
+    if names_other_appliance(text) and not ours:
         return "out_of_scope"
     if CHITCHAT.search(text) and not IN_SCOPE.search(text) and not _asks_a_part_too(text):
         return "out_of_scope"

@@ -200,6 +200,13 @@ def test_naming_a_listed_part_is_about_that_part_whatever_it_reads_like(
     assert _after_a_list("will the drain pump work with it", "details", model, picked=True) == (
         "compat"
     )
+    # how to put in a part picked by its place: its steps, however the pick reads
+    for text in ("ok how do i put the first one in", "how do i put that second one in"):
+        assert _after_a_list(text, "answer", model, picked=True) == "install", text
+    # putting an order in is no fitting
+    assert _after_a_list(
+        "can i put my order in for the first one", "answer", model, picked=True
+    ) == ("details")
 
 
 def test_an_elliptical_follow_up_naming_another_part_type_searches(model: Understanding) -> None:

@@ -44,6 +44,10 @@ from partchat.nlu.rules import (
         ),
         ("fridge 10672003010 ice maker only makes a few cubes. also wheres my order 55812??", None),
         ("my washing machine won't spin", "out_of_scope"),
+        ("my washer wont spin", "out_of_scope"),
+        # a washer that is a part (the catalog names its washers so) is ours to find
+        ("ok how do i put the rubber washer in", None),
+        ("need a kit of screws and washers", None),
         ("tell me a joke", "out_of_scope"),
         ("model's 10641012104", "answer"),
         # which part of a named type is needed: the options
