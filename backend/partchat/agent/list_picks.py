@@ -301,7 +301,7 @@ def _generic_stems() -> frozenset[str]:
 # A message that asks how to put one part in ("what door parts fit" asks for parts).
 _ASKS_INSTALL = re.compile(
     r"\b(install\w*|replac\w*|swap\w*|put (it |that |this |(the|that|this) \w+ |the \w+ one )?(in|on)|"
-    r"change (it|that|this)|myself|on my own|diy|(get|take|yank|pop) (it|that|this|them) out|"
+    r"(change|mount|attach) (it|that|this)|myself|on my own|diy|(get|take|yank|pop) (it|that|this|them) out|"
     r"(new|fresh) one (in|on))\b",
     re.IGNORECASE,
 )

@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.catalog.vocab import appliance_reply_words, brand_words
 
-from .features import normalize, part_type_named, part_type_pattern
+from .features import normalize, part_type_named, part_type_pattern, part_types_said
 from .model import Scores, Understanding
 from .rules import asks_whether_it_fits, asks_which_it_takes, request_head, rule_intent
 
@@ -43,7 +43,8 @@ _INSTALL_WORDS = re.compile(
     r"\b(install\w*|replac(e|es|ing)\b|swap\w*|fit it|"
     # "put it in", "put the first one in", "put that new gasket in" (not "put my order in")
     r"put (it |this |that |(?!(my|an?|the|that) orders?\b)(the|that|this|my|a) (\w+ ){1,2})?in|"
-    r"mount\w*|hook\w* up|"
+    # (not a mount that is a part: "the mount", "the mounting plate")
+    r"(?<!the )(?<!arm )(?<!wheel )(?<!filter )(?<!handle )mount\w*(?! (plate|bracket|screw|kit|block|set|hardware)s?\b)|hook\w* up|"
     r"change (it|that|this))\b",
     re.IGNORECASE,
 )
@@ -795,7 +796,7 @@ _OF_IT = re.compile(
 def names_another_part(text: str, messages: Sequence[BaseMessage]) -> bool:
     """The message names a part type that the part the previous answer was about (its
     first bold name) is not."""
-    found = part_type_pattern().search(normalize(text))
+    found = part_type_pattern().search(part_types_said(normalize(text)))
     bold = _BOLD.search(_previous_answer(messages))
     if found is None or bold is None or _OF_IT.search(text):
         return False

@@ -65,9 +65,23 @@ def part_type_pattern() -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(re.escape(p) for p in phrases) + r")s?\b")
 
 
+# A part type's word said as the verb of fitting it ("how do i mount it", "screw them
+# in", "seal that"): no part named. (The classifier's ``k:part`` feature keeps the plain
+# pattern: it learns the verb use from the words around it.)
+_VERB_USE = re.compile(
+    r"\b(mount|seal|cover|clip|plug|screw|latch|lock|cap|switch|light|support)(s|ed|ing)?\s+"
+    r"(it|them|this|that|those|these)\b"
+)
+
+
+def part_types_said(norm: str) -> str:
+    """A normalised text without the part type words used as verbs."""
+    return _VERB_USE.sub(" ", norm)
+
+
 def part_type_named(text: str) -> bool:
     """The text names a part type of the catalog's vocabulary ("drain hose")."""
-    return part_type_pattern().search(normalize(text)) is not None
+    return part_type_pattern().search(part_types_said(normalize(text))) is not None
 
 
 _PLACEHOLDERS = frozenset({"psnum", "modelnum", "smallnum", "qmark"})

@@ -1040,6 +1040,8 @@ def test_it_right_after_a_search_is_its_best_match() -> None:
     for said in (
         "and how do i change that out",
         "whats the best way to get that out and a fresh one in",
+        "how do i mount it",  # "mount" is also a part type: here it is the fitting
+        "how do i attach it",
     ):
         assert referenced_part(convo(said, found)) == "PS958888", said
     assert referenced_part(convo("thats it, thanks", found)) is None  # a closing

@@ -31,6 +31,7 @@ from partchat.nlu.features import (
     negated_words,
     nonstop,
     normalize,
+    part_type_named,
     without_fine_clauses,
 )
 from partchat.nlu.model import ModelMismatch, Scores, Understanding
@@ -163,6 +164,13 @@ def test_small_numbers_are_one_placeholder() -> None:
     assert normalize("the 2nd one") == "the 2nd one"  # an ordinal keeps its word
 
 
+def test_a_part_types_word_said_as_a_verb_names_no_part() -> None:
+    for text in ("how do i mount it", "do i screw them in or clip them", "seal that up"):
+        assert not part_type_named(text), text
+    for text in ("the mount", "do you have a mount for the upper spray arm", "a clip for it"):
+        assert part_type_named(text), text
+
+
 def test_symptom_odds_are_given_a_symptom(model: Understanding) -> None:
     reading = model.score("water left at the bottom")
     assert abs(sum(reading.symptom_odds.values()) - 1.0) < 1e-6
@@ -203,6 +211,9 @@ def test_naming_a_listed_part_is_about_that_part_whatever_it_reads_like(
     # how to put in a part picked by its place: its steps, however the pick reads
     for text in ("ok how do i put the first one in", "how do i put that second one in"):
         assert _after_a_list(text, "answer", model, picked=True) == "install", text
+    # a mount that is a part is picked, not fitted
+    assert _after_a_list("the mounting plate", "answer", model, picked=True) == "details"
+    assert _after_a_list("how do i mount it", "answer", model, picked=True) == "install"
     # putting an order in is no fitting
     assert _after_a_list(
         "can i put my order in for the first one", "answer", model, picked=True
