@@ -48,6 +48,15 @@ _INSTALL_WORDS = re.compile(
     r"change (it|that|this))\b",
     re.IGNORECASE,
 )
+# "the installation screw", "the cabinet mount pls": a part named and nothing asked, what
+# ever its name sounds like
+_ONLY_A_NAME = re.compile(r"^\W*(the|that) [a-z -]{3,40}?( one)?( pls| please)?\W*$", re.IGNORECASE)
+
+
+def only_a_name(text: str) -> bool:
+    return len(text.split()) <= 5 and _ONLY_A_NAME.match(text) is not None
+
+
 # "and PS3406971?", "what about the drain hose W10195416": the same question, another part.
 _ELLIPSIS = re.compile(
     r"^\W*((ok(ay)?|k|cool|great|nice|sweet|perfect|awesome|good|alright|thanks|and|also|so)\W+)*"
@@ -1080,6 +1089,7 @@ def resolve_intent(
             and _PRICE_QUESTION.search(text) is not None
         )
         or (intent == "install" and _WHAT_IS_FIRST.match(text) is not None)
+        or (intent == "install" and only_a_name(text))
         or (intent == "install" and _price_first(text))
         or (intent == "install" and (fit_asked_first(text) or _lifespan_first(text)))
         or intent in ("orders", "out_of_scope")
@@ -1096,7 +1106,7 @@ def resolve_intent(
         # its price asked is its details, whatever the job before).
         pending = pending_job(messages, understanding)
         price = _PRICE_QUESTION.search(text)
-        fitting = _INSTALL_WORDS.search(text)
+        fitting = None if only_a_name(text) else _INSTALL_WORDS.search(text)
         if _price_first(text) or (fitting and price and _LIFESPAN.search(text)):
             return "details"  # "the filter - how much and how often do i change it"
         if fitting and (what := _WHAT_IS_FIRST.match(text)) and what.end() < fitting.start():

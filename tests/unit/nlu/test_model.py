@@ -214,6 +214,15 @@ def test_naming_a_listed_part_is_about_that_part_whatever_it_reads_like(
     # a mount that is a part is picked, not fitted
     assert _after_a_list("the mounting plate", "answer", model, picked=True) == "details"
     assert _after_a_list("how do i mount it", "answer", model, picked=True) == "install"
+    # a listed part named alone, whatever its name sounds like, is shown
+    for text in ("the installation screw", "the cabinet mount pls"):
+        assert _after_a_list(text, "install", model, picked=True) == "details", text
+    assert _after_a_list("the screw, how do i install it", "install", model, picked=True) == (
+        "install"
+    )
+    # what it is asked first, then the fitting: what it is
+    text = "whats the 2nd one and is it hard to swap"
+    assert _after_a_list(text, "answer", model, picked=True) == "details"
     # putting an order in is no fitting
     assert _after_a_list(
         "can i put my order in for the first one", "answer", model, picked=True

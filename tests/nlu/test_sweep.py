@@ -1,0 +1,37 @@
+"""The originals' path over catalog lists the corpus never visited (``tests/support/sweep.py``):
+every listed part picked by its place and its name, then its steps, fit and stock asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.sweep import names_for, run_situation, situations
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def test_a_part_is_called_by_a_span_of_its_name_no_part_listed_before_has() -> None:
+    names = ["dishwasher drain pump", "drain hose", "upper rack - white wheels", "lower rack wheel"]
+    assert names_for(names, 0) == ["dishwasher drain pump", "drain pump", "pump"]
+    assert names_for(names, 1) == ["drain hose", "hose"]
+    # "rack" and "wheel" alone are the upper rack's ("wheels" has "wheel")
+    assert names_for(names, 3) == ["lower rack", "lower rack wheel"]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_picks_and_their_follow_ups_are_right_on_lists_of_random_models(
+    graph: Any, catalog_db: Path
+) -> None:
+    # twelve situations: the first six symptoms (by id), a diagnosis and a search each
+    chosen = situations(catalog_db, per=1, seed=11)[:12]
+    wrong = []
+    judged = 0
+    for s in chosen:
+        found = await run_situation(graph, *s)
+        judged += len(found.judged)
+        wrong += [(found.opening, j.said, j.want, j.got) for j in found.judged if not j.ok]
+    assert judged > 150
+    assert not wrong, "\n".join(map(str, wrong))

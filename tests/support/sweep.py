@@ -1,0 +1,193 @@
+"""The originals' dialogue path swept over the catalog: a list, a pick, a follow-up.
+
+The corpus's dialogues visit a few hundred of the catalog's models; a shopper brings any.
+The sweep takes models at random (seeded) for each symptom of the vocabulary, opens with
+that problem (``diagnose``) or with a part type the model has (``search``), then picks
+every listed part by its place ("the second one", "2") and by what a shopper would call
+it, and after a pick by name asks for its steps, its fit with another model and its stock.
+Each turn is judged on its tool call alone: the tool and the part (and model) it is for.
+
+What a shopper calls a listed part is a span of one to three words of its name that ends
+in a word of the catalog's part-type vocabulary ("the drain pump", "the pump", "the hinge
+washer") and that no part listed before it has all the words of (as words or within words: "wheels"
+has "wheel"): the first listed part so named is the one meant, as the corpus's ``@name:``
+labels say. Models are those of six characters or more with over 20 parts listed.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from partchat.catalog.vocab import part_type_keywords
+from tests.support.agent_driver import Conversation, Turn
+from tests.support.dialogues import _BOLD, _listed
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth")
+PATHS = ("diagnose", "search")
+_WORD = re.compile(r"[a-z]+")
+_APPLIANCE_WORDS = frozenset({"dishwasher", "refrigerator", "fridge", "freezer"})
+
+
+@dataclass(frozen=True)
+class Judged:
+    kind: str
+    """``open``, ``place``, ``name`` or ``follow-up``."""
+    said: str
+    want: tuple[str, str | None, str | None]
+    """(tool, part number, model): None where any is right."""
+    got: tuple[str, dict[str, Any]] | None
+
+    @property
+    def ok(self) -> bool:
+        tool, part, model = self.want
+        if self.got is None:
+            return False
+        name, args = self.got
+        return (
+            name == tool
+            and (part is None or args.get("partNumber") == part)
+            and (model is None or args.get("model") == model)
+        )
+
+
+@dataclass
+class Situation:
+    path: str
+    model: str
+    opening: str
+    listed: list[tuple[str, str]] = field(default_factory=list)
+    judged: list[Judged] = field(default_factory=list)
+
+
+@cache
+def _type_words() -> frozenset[str]:
+    """The last word of each part-type keyword ("pump" of "drain pump")."""
+    return frozenset(k.split()[-1] for k, _ in part_type_keywords())
+
+
+def names_for(names: list[str], i: int) -> list[str]:
+    """What a shopper may call the ``i``-th of the listed ``names`` (lower case)."""
+    words = _WORD.findall(names[i])
+    heads = _type_words()
+    out = []
+    for n in (1, 2, 3):
+        for j in range(len(words) - n + 1):
+            span = words[j : j + n]
+            if span[-1] not in heads or span[0] in ("and", "with", "of", "for"):
+                continue
+            if set(span) <= _APPLIANCE_WORDS or len(" ".join(span)) < 4:
+                continue
+            if any(all(w in names[k] for w in span) for k in range(i)):
+                continue  # a part listed before has each word (or its plural): that one
+            out.append(" ".join(span))
+    return sorted(set(out))
+
+
+def situations(
+    db: Path, *, per: int, seed: int, paths: Iterable[str] = PATHS
+) -> list[tuple[str, str, str, str, str]]:
+    """(path, model, appliance, what the opening asks about, another model of the
+    appliance) for ``per`` random models of each symptom (a symptom label, or for
+    ``search`` a part type the model has)."""
+    rnd = random.Random(seed)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        symptoms = conn.execute("SELECT appliance, label FROM symptoms ORDER BY id").fetchall()
+        out = []
+        for appliance, label in symptoms:
+            models = [
+                m
+                for (m,) in conn.execute(
+                    "SELECT model_number FROM models WHERE appliance = ? AND part_count > 20"
+                    " AND length(model_number) >= 6"
+                    " ORDER BY model_number",
+                    (appliance,),
+                )
+            ]
+            for model in rnd.sample(models, min(per, len(models))):
+                other = rnd.choice(models)
+                for path in paths:
+                    if path == "diagnose":
+                        out.append((path, model, appliance, label.lower(), other))
+                        continue
+                    types = [
+                        t
+                        for (t,) in conn.execute(
+                            "SELECT DISTINCT p.part_type FROM compat c"
+                            " JOIN parts p ON p.id = c.part_id JOIN models m ON m.id = c.model_id"
+                            " WHERE m.model_number = ? AND p.part_type IS NOT NULL AND p.details"
+                            " ORDER BY 1",
+                            (model,),
+                        )
+                    ]
+                    if types:
+                        out.append((path, model, appliance, rnd.choice(types).lower(), other))
+    return out
+
+
+def _call(turn: Turn) -> tuple[str, dict[str, Any]] | None:
+    return turn.calls[0] if turn.calls else None
+
+
+def _fork(conv: Conversation) -> Conversation:
+    forked = Conversation(conv.graph, copy.deepcopy(conv.context))
+    forked.history = list(conv.history)
+    return forked
+
+
+async def run_situation(
+    graph: Any, path: str, model: str, appliance: str, topic: str, other_model: str
+) -> Situation:
+    opening = (
+        f"my {appliance} {model}: {topic}"
+        if path == "diagnose"
+        else f"do you have a {topic} for my {model}"
+    )
+    found = Situation(path, model, opening)
+    conv = Conversation(graph)
+    first = await conv.say(opening)
+    tool = "diagnose_repair" if path == "diagnose" else "search_parts"
+    found.judged.append(Judged("open", opening, (tool, None, model), _call(first)))
+    if not found.judged[-1].ok:
+        return found
+    found.listed = _listed(first.text)
+    names = [" ".join(_BOLD.findall(line)).lower() for _, line in found.listed]
+    for i, (ps, _) in enumerate(found.listed):
+        picks = [("place", f"the {ORDINALS[i]} one"), ("place", str(i + 1))] if i < 5 else []
+        picks += [("name", f"the {name}") for name in names_for(names, i)]
+        for kind, said in picks:
+            picked = _fork(conv)
+            turn = await picked.say(said)
+            judged = Judged(kind, said, ("get_part_details", ps, None), _call(turn))
+            found.judged.append(judged)
+            if kind != "name" or not judged.ok:
+                continue
+            name = said.removeprefix("the ")
+            for asked, want in (
+                (f"ok how do i put the {name} in", ("get_installation_instructions", ps, None)),
+                (f"would the {name} also fit {other_model}", ("check_compatibility", ps, other_model)),
+                ("is it in stock? how hard is it to install", ("get_installation_instructions", ps, None)),
+            ):  # fmt: skip
+                turn = await _fork(picked).say(asked)
+                found.judged.append(Judged("follow-up", f"{said} / {asked}", want, _call(turn)))
+    return found
+
+
+def tally(found: Iterable[Situation]) -> dict[str, dict[str, int]]:
+    """Turns judged and right, by path and kind of turn."""
+    seen: Counter[str] = Counter()
+    right: Counter[str] = Counter()
+    for s in found:
+        for j in s.judged:
+            key = f"{s.path} {j.kind}"
+            seen[key] += 1
+            right[key] += j.ok
+    return {k: {"turns": seen[k], "right": right[k]} for k in sorted(seen)}
