@@ -85,7 +85,9 @@ async def turns_of(db: Path) -> list[dict[str, Any]]:
         labels = {s["id"]: s["label"] for s in await catalog.symptoms()}
         for d in corpus.dialogues("dev"):
             result = await run_dialogue(graph, d, labels)
-            wrong = {int(p.split(":")[0].split()[1]) for p in result.problems if p.startswith("turn ")}
+            wrong = {
+                int(p.split(":")[0].split()[1]) for p in result.problems if p.startswith("turn ")
+            }
             previous = ""
             for i, (spec, turn) in enumerate(zip(d["turns"], result.turns, strict=False), 1):
                 rows.append(

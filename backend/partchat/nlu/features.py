@@ -66,11 +66,13 @@ def part_type_pattern() -> re.Pattern[str]:
 
 
 # A part type's word said as the verb of fitting it ("how do i mount it", "screw them
-# in", "seal that"): no part named. (The classifier's ``k:part`` feature keeps the plain
+# in"): no part named; not after an article ("the seal it came with"), nor before "that"
+# ("the switch that broke"). (The classifier's ``k:part`` feature keeps the plain
 # pattern: it learns the verb use from the words around it.)
 _VERB_USE = re.compile(
+    r"(?<!the )(?<!a )(?<!an )(?<!my )(?<!your )"
     r"\b(mount|seal|cover|clip|plug|screw|latch|lock|cap|switch|light|support)(s|ed|ing)?\s+"
-    r"(it|them|this|that|those|these)\b"
+    r"(it|them)\b"
 )
 
 
