@@ -594,3 +594,24 @@ async def test_which_part_a_machine_takes_and_whether_it_fits_read_as_asked(
     assert taken.intent == "search"
     fits = await read("can you tell me if it fits", catalog, understanding)
     assert fits.intent == "compat"
+
+
+@pytest.mark.parametrize("guess", ["out_of_scope", "greeting", "search"])
+@pytest.mark.parametrize(
+    "text", ["do you have WP902894", "anyone carry w10195416?", "do u guys have PS11752778"]
+)
+async def test_asking_whether_the_store_has_a_given_part_is_its_details(
+    catalog: Catalog, text: str, guess: str
+) -> None:
+    # "do you have …" is out of scope and "anyone …" a greeting where no part is given
+    reading = await read(text, catalog, _Guess(guess))  # type: ignore[arg-type]
+    assert reading.intent == "details"
+
+
+async def test_a_part_for_a_model_opening_a_chat_asks_whether_it_fits(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    text = "W10751502 for 66513099N411?"
+    assert (await read(text, catalog, understanding, awaited=False)).intent == "compat"
+    # as a reply it answers what was asked
+    assert (await read(text, catalog, understanding)).intent == "answer"

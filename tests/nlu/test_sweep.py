@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.sweep import names_for, run_situation, situations
+from tests.support.sweep import given_parts, names_for, run_given_part, run_situation, situations
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -34,4 +34,19 @@ async def test_picks_and_their_follow_ups_are_right_on_lists_of_random_models(
         judged += len(found.judged)
         wrong += [(found.opening, j.said, j.want, j.got) for j in found.judged if not j.ok]
     assert judged > 150
+    assert not wrong, "\n".join(map(str, wrong))
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_parts_asked_after_by_their_numbers_are_found_in_every_way_of_asking(
+    graph: Any, catalog_db: Path
+) -> None:
+    # "do you have WP902894" was out of scope, "how do i install 978029" asked which part
+    wrong = []
+    judged = 0
+    for part in given_parts(catalog_db, count=12, seed=5):
+        found = await run_given_part(graph, *part)
+        judged += len(found.judged)
+        wrong += [(j.said, j.want, j.got) for j in found.judged if not j.ok]
+    assert judged == 12 * 15
     assert not wrong, "\n".join(map(str, wrong))

@@ -12,6 +12,13 @@ in a word of the catalog's part-type vocabulary ("the drain pump", "the pump", "
 washer") and that no part listed before it has all the words of (as words or within words: "wheels"
 has "wheel"): the first listed part so named is the one meant, as the corpus's ``@name:``
 labels say. Models are those of six characters or more with over 20 parts listed.
+
+The second path starts from a part's number: random parts with a manufacturer number and
+a model each fits (seeded), asked after in the ways shoppers type a number they read off
+the old part (``ASKED_OF_A_NUMBER``), each in a new conversation, and after its details
+its fit, its steps and its stock. The corpus gives a few hundred of the catalog's 8,552
+documented parts; their numbers come in every maker's shape ("WPW10195416", "241798231",
+"DD67-00113B", "978029").
 """
 
 from __future__ import annotations
@@ -33,6 +40,31 @@ from tests.support.dialogues import _BOLD, _listed
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth")
 PATHS = ("diagnose", "search")
+# (kind, what is said, the tool, whether the model is said): {mpn} the manufacturer's
+# number, {low} it typed in lower case, {ps} ours, {model} a model the part fits
+ASKED_OF_A_NUMBER = (
+    ("stock", "do you have {mpn}", "get_part_details", False),
+    ("stock", "anyone carry {low}?", "get_part_details", False),
+    ("price", "{mpn} price?", "get_part_details", False),
+    ("price", "hi, whats the price of part {mpn}", "get_part_details", False),
+    ("about", "whats {mpn} for", "get_part_details", False),
+    ("fit", "does {mpn} fit my {model}", "check_compatibility", True),
+    ("fit", "{mpn} for {model}?", "check_compatibility", True),
+    ("fit", "{model} - will part {mpn} work", "check_compatibility", True),
+    ("fit", "is {ps} compatible with {model}?", "check_compatibility", True),
+    ("install", "how do i install {mpn}", "get_installation_instructions", False),
+    (
+        "install",
+        "got {mpn} for my {model}, how do i put it in",
+        "get_installation_instructions",
+        True,
+    ),
+)
+ASKED_AFTER_DETAILS = (
+    ("does it fit {model}", "check_compatibility", True),
+    ("how do i put it in", "get_installation_instructions", False),
+    ("is it in stock", "get_part_details", False),
+)
 _WORD = re.compile(r"[a-z]+")
 _APPLIANCE_WORDS = frozenset({"dishwasher", "refrigerator", "fridge", "freezer"})
 
@@ -40,7 +72,8 @@ _APPLIANCE_WORDS = frozenset({"dishwasher", "refrigerator", "fridge", "freezer"}
 @dataclass(frozen=True)
 class Judged:
     kind: str
-    """``open``, ``place``, ``name`` or ``follow-up``."""
+    """``open``, ``place``, ``name`` or ``follow-up``; on the number path the kind of
+    question (``stock``, ``price``, ``about``, ``fit``, ``install``) or ``follow-up``."""
     said: str
     want: tuple[str, str | None, str | None]
     """(tool, part number, model): None where any is right."""
@@ -191,3 +224,39 @@ def tally(found: Iterable[Situation]) -> dict[str, dict[str, int]]:
             seen[key] += 1
             right[key] += j.ok
     return {k: {"turns": seen[k], "right": right[k]} for k in sorted(seen)}
+
+
+def given_parts(db: Path, *, count: int, seed: int) -> list[tuple[str, str, str]]:
+    """(our number, the manufacturer's, a model it fits) for ``count`` random documented
+    parts, one model each."""
+    rnd = random.Random(seed)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        rows = conn.execute(
+            "SELECT p.ps_number, p.mfr_number, min(m.model_number) FROM parts p"
+            " JOIN compat c ON c.part_id = p.id JOIN models m ON m.id = c.model_id"
+            " WHERE p.details AND p.mfr_number <> '' GROUP BY p.id ORDER BY p.id"
+        ).fetchall()
+    return [tuple(r) for r in rnd.sample(rows, min(count, len(rows)))]
+
+
+async def run_given_part(graph: Any, ps: str, mfr: str, model: str) -> Situation:
+    """The part asked after by its number in each of the ways of ``ASKED_OF_A_NUMBER``,
+    then, after its details, each of ``ASKED_AFTER_DETAILS``."""
+    found = Situation("number", model, mfr)
+    said_of = {"mpn": mfr, "low": mfr.lower(), "ps": ps, "model": model}
+    for kind, template, tool, with_model in ASKED_OF_A_NUMBER:
+        said = template.format(**said_of)
+        turn = await Conversation(graph).say(said)
+        want = (tool, ps, model if with_model else None)
+        found.judged.append(Judged(kind, said, want, _call(turn)))
+    conv = Conversation(graph)
+    opening = f"tell me about {mfr}"
+    first = await conv.say(opening)
+    found.judged.append(Judged("about", opening, ("get_part_details", ps, None), _call(first)))
+    if found.judged[-1].ok:
+        for template, tool, with_model in ASKED_AFTER_DETAILS:
+            said = template.format(**said_of)
+            turn = await _fork(conv).say(said)
+            want = (tool, ps, model if with_model else None)
+            found.judged.append(Judged("follow-up", f"{opening} / {said}", want, _call(turn)))
+    return found

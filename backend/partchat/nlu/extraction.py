@@ -105,8 +105,8 @@ def _misspelt_appliance(text: str) -> Appliance | None:
 
 
 def _candidates(text: str) -> list[tuple[str, str, bool]]:
-    """(token, the 20 characters before it, letters only) for tokens that could be
-    numbers."""
+    """(token, the 20 characters before it, only as a manufacturer number) for tokens
+    that could be numbers."""
     out: list[tuple[str, str, bool]] = []
     seen: set[str] = set()
     for m in _TOKEN.finditer(text):
@@ -133,6 +133,11 @@ def _candidates(text: str) -> list[tuple[str, str, bool]]:
             and not (len(token) >= 5 and _FIT_CUE.search(before))
             and not (len(token) >= 5 and _bare_reply(text, m.start(), m.end()))
         ):
+            if len(token) >= 5:
+                # "how do i install 978029": a short manufacturer number, if it is one
+                # (82 of the catalog's have five or six digits; a zip code is none)
+                seen.add(token)
+                out.append((token, before, True))
             continue
         seen.add(token)
         out.append((token, before, False))
@@ -165,8 +170,8 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
     unknown_parts: list[str] = []
     models: list[ModelMention] = []
     shape = await catalog.part_number_pattern()
-    for token, before, letters_only in _candidates(text):
-        if letters_only:
+    for token, before, mfr_only in _candidates(text):
+        if mfr_only:
             # only the part's own manufacturer number counts ("EASY" replaces nothing)
             part = await catalog.get_part(token)
             if part is not None and (part["mfr_number"] or "").upper() == token:

@@ -154,8 +154,11 @@ _HOW_IT_GOES = re.compile(r"\bhows?\b(\W+\w+){0,3}\W+(go|goes)\W+(on|in|into|bac
 # it the pump PS…?") still asks for a diagnosis.
 _NO_PROBLEM = 0.5
 _PRICE_READS = frozenset({"search", "diagnose", ANSWER, "out_of_scope", "thanks"})
+# (no train or dev text with a given part is out of scope or a greeting: "do you have
+# PS…" and "anyone have W10195416?" are not "do you have feelings" nor "anyone there?")
 _GIVEN_PART_READS = frozenset(
     {"search", "details", "compat", "install", "diagnose", ANSWER, "orders"}
+    | {"out_of_scope", "greeting"}
 )
 
 
@@ -344,7 +347,9 @@ async def read(
         )
         if (
             job is not None
-            and (ruled is None or job == "details")
+            # ("W10751502 for 66513099N411?" opening a chat asks whether it fits; as a
+            # reply it answers what was asked)
+            and (ruled is None or job == "details" or (job == "compat" and not awaited))
             and intent in _GIVEN_PART_READS
             and (
                 intent != "diagnose"

@@ -986,11 +986,15 @@ _HOW_LONG = re.compile(
     r"\bbefore it needs (swapping|replacing|changing|tossing|a swap)\b|\bhow long is (it|one|this)\b"
 )
 # A part's number and nothing asked but the part itself: "PS429724", "242252702 details
-# pls", "details on 242252702", "got PS395284?"
+# pls", "details on 242252702", "got PS395284?"; or whether the store has it: "do you
+# have PS…", "anyone carry W10195416", "looking for WP902894" (every such train and dev
+# text is its details)
 _PART_FILLER = frozenset(
     {"psnum", "modelnum", "qmark", "details", "detail", "info", "information", "specs"}
     | {"spec", "pls", "please", "got", "have", "on", "about", "abt", "for", "what", "whats"}
-    | {"and"}
+    | {"and", "do", "you", "u", "ya", "yall", "guys", "anyone", "anybody", "still", "any"}
+    | {"carry", "sell", "stock", "available", "in", "is", "there", "a", "the", "part"}
+    | {"number", "it", "hi", "hey", "hello", "need", "looking", "right", "now", "here"}
 )
 
 

@@ -731,6 +731,17 @@ async def test_a_manufacturer_number_of_letters_only_is_found_in_capitals(
         assert (await extract(text, catalog))["part_numbers"] == [], text
 
 
+@pytestmark_catalog
+async def test_a_short_plain_number_is_a_part_only_when_it_is_its_makers_number(
+    catalog: Catalog,
+) -> None:
+    # 82 of the catalog's manufacturer numbers have five or six digits ("675808")
+    assert (await extract("how do i install 675808", catalog))["part_numbers"] == ["PS382824"]
+    assert (await extract("675808 price?", catalog))["part_numbers"] == ["PS382824"]
+    for text in ("my zip is 90210", "it cost me 120000 cents", "had it since 2019"):
+        assert (await extract(text, catalog))["part_numbers"] == [], text
+
+
 def test_stock_price_and_that_one_choose_among_the_kind_asked_for() -> None:
     listed = AIMessage(
         "1. **Handle** (PS11711867) · $44.83 · In Stock\n"

@@ -1,4 +1,5 @@
-"""``bench/nlu_sweep.py``: its smoke run sweeps four situations and tallies every turn."""
+"""``bench/nlu_sweep.py``: its smoke run sweeps four lists and four parts and tallies
+every turn."""
 
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ def test_the_sweep_smoke_tallies_each_kind_of_turn(catalog_db: Path) -> None:
         check=True,
     )
     figures = json.loads(out.stdout)
-    assert figures["situations"] == 4
+    assert figures["situations"] == 8  # four lists, four parts by number
     kinds = figures["by_kind"]
-    assert {"diagnose open", "search open", "search place"} <= set(kinds)
+    assert {"diagnose open", "search open", "search place", "number fit"} <= set(kinds)
     assert figures["turns"] == sum(k["turns"] for k in kinds.values()) > 20
     assert all(0 <= k["right"] <= k["turns"] for k in kinds.values())
     assert len(figures["wrong"]) == figures["turns"] - figures["right"]

@@ -343,8 +343,13 @@ def test_a_part_named_alone(text: str, named: str | None) -> None:
         ("how do i install PS11753379 on my WDT780SAEM1, does it fit", 1, True, "install"),
         # two parts and no model: a comparison
         ("W10195416 vs WPW10195417 - how are they different?", 2, False, "details"),
+        # whether the store has it: its details
+        ("is PS11753379 still available", 1, False, "details"),
+        ("do you have PS11752778", 1, False, "details"),
+        ("anyone carry w10195416?", 1, False, "details"),
+        ("looking for WP902894", 1, False, "details"),
         # one part and a question the classifier reads
-        ("is PS11753379 still available", 1, False, None),
+        ("is PS11753379 any good", 1, False, None),
         ("PS11752778 keeps falling off the door", 1, False, None),
     ],
 )
