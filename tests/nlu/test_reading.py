@@ -304,12 +304,17 @@ async def test_a_price_asked_of_a_given_part_is_its_details(
     assert reading.intent == "details"
 
 
-@pytest.mark.parametrize("guess", ["search", "diagnose"])
+@pytest.mark.parametrize("guess", ["search", "diagnose", "out_of_scope", "greeting"])
 @pytest.mark.parametrize(
     "text",
     [
         "PS3406971, is it the whole valve assembly or just the coil?",
         "is W10195416 a single wheel or a set",
+        # whether the store has it ("do you have …" is out of scope and "anyone …" a
+        # greeting where no part is given)
+        "do you have WP902894",
+        "anyone carry w10195416?",
+        "do u guys have PS11752778",
     ],
 )
 async def test_a_question_about_a_given_part_without_a_problem_is_its_details(
@@ -594,18 +599,6 @@ async def test_which_part_a_machine_takes_and_whether_it_fits_read_as_asked(
     assert taken.intent == "search"
     fits = await read("can you tell me if it fits", catalog, understanding)
     assert fits.intent == "compat"
-
-
-@pytest.mark.parametrize("guess", ["out_of_scope", "greeting", "search"])
-@pytest.mark.parametrize(
-    "text", ["do you have WP902894", "anyone carry w10195416?", "do u guys have PS11752778"]
-)
-async def test_asking_whether_the_store_has_a_given_part_is_its_details(
-    catalog: Catalog, text: str, guess: str
-) -> None:
-    # "do you have …" is out of scope and "anyone …" a greeting where no part is given
-    reading = await read(text, catalog, _Guess(guess))  # type: ignore[arg-type]
-    assert reading.intent == "details"
 
 
 async def test_a_part_for_a_model_opening_a_chat_asks_whether_it_fits(

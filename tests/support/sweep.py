@@ -243,7 +243,9 @@ async def run_given_part(graph: Any, ps: str, mfr: str, model: str) -> Situation
     """The part asked after by its number in each of the ways of ``ASKED_OF_A_NUMBER``,
     then, after its details, each of ``ASKED_AFTER_DETAILS``."""
     found = Situation("number", model, mfr)
-    said_of = {"mpn": mfr, "low": mfr.lower(), "ps": ps, "model": model}
+    # (a number of letters only is typed in capitals: "rpwfe" is a word)
+    low = mfr.lower() if any(c.isdigit() for c in mfr) else mfr
+    said_of = {"mpn": mfr, "low": low, "ps": ps, "model": model}
     for kind, template, tool, with_model in ASKED_OF_A_NUMBER:
         said = template.format(**said_of)
         turn = await Conversation(graph).say(said)

@@ -14,6 +14,8 @@ from typing import TypedDict
 from partchat.catalog.types import Appliance, CatalogReader, ModelInfo, ModelLookup
 from partchat.catalog.vocab import APPLIANCE_KINDS, APPLIANCE_NAMES, appliance_regex, brand_regex
 
+from .features import part_type_named
+
 # Word-ish tokens that may be part or model numbers: letters, digits, dashes, dots.
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9./-]{2,39}")
 _PS = re.compile(r"^PS\d{3,12}$")
@@ -104,10 +106,10 @@ def _misspelt_appliance(text: str) -> Appliance | None:
     return None
 
 
-def _candidates(text: str) -> list[tuple[str, str, bool]]:
-    """(token, the 20 characters before it, only as a manufacturer number) for tokens
-    that could be numbers."""
-    out: list[tuple[str, str, bool]] = []
+def _candidates(text: str) -> list[tuple[str, str, str]]:
+    """(token, the 20 characters before it, how sure) for tokens that could be numbers:
+    ``letters`` and ``short`` ones only count where the catalog has them exactly."""
+    out: list[tuple[str, str, str]] = []
     seen: set[str] = set()
     for m in _TOKEN.finditer(text):
         typed = m.group(0).strip(".-/")
@@ -119,7 +121,7 @@ def _candidates(text: str) -> list[tuple[str, str, bool]]:
             # against the part's own (``extract``); other words are no numbers
             if len(token) >= 4 and typed.isupper() and typed.isalpha():
                 seen.add(token)
-                out.append((token, "", True))
+                out.append((token, "", "letters"))
             continue
         # Plain numbers: only long ones can be model or manufacturer numbers (not "2019",
         # "$45"), unless a brand, an appliance, "model" or "fits" stands just before
@@ -134,13 +136,14 @@ def _candidates(text: str) -> list[tuple[str, str, bool]]:
             and not (len(token) >= 5 and _bare_reply(text, m.start(), m.end()))
         ):
             if len(token) >= 5:
-                # "how do i install 978029": a short manufacturer number, if it is one
-                # (82 of the catalog's have five or six digits; a zip code is none)
+                # "how do i install 675808", "need a spray arm 403110": a short maker's
+                # number or model, if it is one (82 of the catalog's manufacturer numbers
+                # and 526 of its models have five or six digits; a zip code is none)
                 seen.add(token)
-                out.append((token, before, True))
+                out.append((token, before, "short"))
             continue
         seen.add(token)
-        out.append((token, before, False))
+        out.append((token, before, ""))
     return out[:20]
 
 
@@ -170,12 +173,17 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
     unknown_parts: list[str] = []
     models: list[ModelMention] = []
     shape = await catalog.part_number_pattern()
-    for token, before, mfr_only in _candidates(text):
-        if mfr_only:
+    for token, before, sure in _candidates(text):
+        if sure:
             # only the part's own manufacturer number counts ("EASY" replaces nothing)
             part = await catalog.get_part(token)
             if part is not None and (part["mfr_number"] or "").upper() == token:
                 parts.append(part["ps_number"])
+            elif sure == "short" and part_type_named(text):
+                # a model of that many digits, beside the part type wanted for it
+                lookup = await catalog.find_model(token)
+                if lookup["match"] is not None:
+                    models.append(_known_model(lookup["match"]))
             continue
         if _PS.match(token) or shape.fullmatch(token):
             part = await catalog.get_part(token)

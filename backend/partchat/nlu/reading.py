@@ -487,7 +487,7 @@ async def read(
         intent = "diagnose"  # "it's not draining" reads like "it's a …", but states a problem
     if (
         ruled is None
-        and intent in ("search", "diagnose")
+        and intent in ("search", "diagnose", "out_of_scope", "greeting")
         and not ids
         and found["part_numbers"]
         and not any(m["known"] for m in found["models"])

@@ -740,6 +740,10 @@ async def test_a_short_plain_number_is_a_part_only_when_it_is_its_makers_number(
     assert (await extract("675808 price?", catalog))["part_numbers"] == ["PS382824"]
     for text in ("my zip is 90210", "it cost me 120000 cents", "had it since 2019"):
         assert (await extract(text, catalog))["part_numbers"] == [], text
+    # a model of six digits counts beside a part type wanted for it, not alone
+    found = await extract("need a spray arm 403110", catalog)
+    assert [m["model"] for m in found["models"]] == ["403110"]
+    assert (await extract("paid 403110 for it", catalog))["models"] == []
 
 
 def test_stock_price_and_that_one_choose_among_the_kind_asked_for() -> None:
