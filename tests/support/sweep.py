@@ -228,13 +228,14 @@ def tally(found: Iterable[Situation]) -> dict[str, dict[str, int]]:
 
 def given_parts(db: Path, *, count: int, seed: int) -> list[tuple[str, str, str]]:
     """(our number, the manufacturer's, a model it fits) for ``count`` random documented
-    parts, one model each."""
+    parts, one model each (of six characters or more, as the lists' models)."""
     rnd = random.Random(seed)
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
         rows = conn.execute(
             "SELECT p.ps_number, p.mfr_number, min(m.model_number) FROM parts p"
             " JOIN compat c ON c.part_id = p.id JOIN models m ON m.id = c.model_id"
-            " WHERE p.details AND p.mfr_number <> '' GROUP BY p.id ORDER BY p.id"
+            " WHERE p.details AND p.mfr_number <> '' AND length(m.model_number) >= 6"
+            " GROUP BY p.id ORDER BY p.id"
         ).fetchall()
     return [tuple(r) for r in rnd.sample(rows, min(count, len(rows)))]
 

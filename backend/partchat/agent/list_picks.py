@@ -18,7 +18,7 @@ from partchat.catalog.vocab import (
     brand_words,
     part_type_keywords,
 )
-from partchat.nlu.features import part_type_named
+from partchat.nlu.features import FITTED_IN, part_type_named, part_types_said
 
 _PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
 _ORDINALS = {
@@ -302,7 +302,7 @@ def _generic_stems() -> frozenset[str]:
 _ASKS_INSTALL = re.compile(
     r"\b(install\w*|replac\w*|swap\w*|put (it |that |this |(the|that|this) \w+ |the \w+ one )?(in|on)|"
     r"(change|mount|attach) (it|that|this)|myself|on my own|diy|(get|take|yank|pop) (it|that|this|them) out|"
-    r"(new|fresh) one (in|on))\b",
+    r"(new|fresh) one (in|on))\b|" + FITTED_IN.pattern,
     re.IGNORECASE,
 )
 # "the difference between the mid spray arm and the lower one", "heater vs thermostat":
@@ -615,10 +615,13 @@ def _pointed(
             )
             or (_THAT_ONE_FIRST.match(text) and not _named(items, text))
             or (
+                # (words of courtesy or effort are no names: "can i replace it myself", "is
+                # it easy to put on"; only a word of a listed name or a part type is)
                 newest
                 and _IT.search(text)
                 and (_ASKS_ABOUT.search(text) or _ASKS_INSTALL.search(text))
-                and not _named_words(text)
+                and not _WHICH_OR_ANY.search(text)  # "which of those …": the options
+                and not _named_words(text) & (_name_stems(items.values()) | _part_type_stems())
             )
             or (
                 # "does it fit 36411XBRERWW too?", "would that also fit my sister's
@@ -833,10 +836,9 @@ def _name_stems(lines: Iterable[str]) -> set[str]:
 
 def _named_words(text: str) -> set[str]:
     """The words of ``text`` that could name a part: all but the generic ones, stemmed."""
-    text = _NOT_A_NAME.sub(" ", text)
-    return {stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text.lower())} - (
-        _generic_stems()
-    )
+    # ("hows it clip on": a part type's word said as the verb of fitting names none)
+    text = part_types_said(_NOT_A_NAME.sub(" ", text).lower())
+    return {stem(_SHORT_FORMS.get(w, w)) for w in _NAME_WORD.findall(text)} - (_generic_stems())
 
 
 def _named(
@@ -874,13 +876,17 @@ def _named(
         # "the door switch" is the *Door Switch*, not the *Door Light Switch* listed first;
         # "the thermostat assembly one" the *Thermostat Assembly*, not the *Defrost
         # Thermostat*: of the names with the words side by side, the one with the most of
-        # the message's words, generic ones too
+        # the message's words, generic ones too (not its small words: "ill go with the
+        # strike" is the *Strike*, not the *Door Gasket with Strike*)
         order = [w for w in spelled if w in wanted]
-        said = set(spelled)
+        said = set(spelled) - _SMALL_WORDS
         named.sort(
             key=lambda ps: (not _contiguous(order, items[ps]), -len(said & _stems(items[ps])))
         )
     return named
+
+
+_SMALL_WORDS = frozenset({"the", "a", "an", "and", "or", "with", "for", "of", "to", "in", "on"})
 
 
 def _spelled(word: str, names: set[str]) -> str:

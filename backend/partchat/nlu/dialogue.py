@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.catalog.vocab import appliance_reply_words, brand_words
 
-from .features import normalize, part_type_named, part_type_pattern, part_types_said
+from .features import FITTED_IN, normalize, part_type_named, part_type_pattern, part_types_said
 from .model import Scores, Understanding
 from .rules import asks_whether_it_fits, asks_which_it_takes, request_head, rule_intent
 
@@ -39,7 +39,7 @@ _OFFERED_INSTALL = re.compile(
 )
 # ("a replacement ice maker" names a part: 36 of the 40 learnt messages with
 # "replacement" search for one.)
-_INSTALL_WORDS = re.compile(
+_FITTING_NAMED = re.compile(
     r"\b(install\w*|replac(e|es|ing)\b|swap\w*|fit it|"
     # "put it in", "put the first one in", "put that new gasket in" (not "put my order in")
     r"put (it |this |that |(?!(my|an?|the|that) orders?\b)(the|that|this|my|a) (\w+ ){1,2})?in|"
@@ -48,6 +48,8 @@ _INSTALL_WORDS = re.compile(
     r"change (it|that|this))\b",
     re.IGNORECASE,
 )
+# ... and a part put in place with any verb ("pop it in", "does it snap on")
+_INSTALL_WORDS = re.compile(f"{_FITTING_NAMED.pattern}|{FITTED_IN.pattern}", re.IGNORECASE)
 # "the installation screw", "the cabinet mount pls": a part named and nothing asked, what
 # ever its name sounds like
 _ONLY_A_NAME = re.compile(r"^\W*(the|that) [a-z -]{3,40}?( one)?( pls| please)?\W*$", re.IGNORECASE)
@@ -317,7 +319,9 @@ def model_then_aside(text: str) -> bool:
     if m is None:
         return False
     rest = text[m.end(2) :]
-    fitting = _INSTALL_WORDS.search(rest) and not _LIFESPAN.search(rest)
+    # ("CDB3100AWX, also do i need any special tools to put it on?" answers the fit
+    # check that asked for the model: 3 of 3 such train and dev turns)
+    fitting = _FITTING_NAMED.search(rest) and not _LIFESPAN.search(rest)
     return "psnum" not in normalize(rest) and not (fitting or _FIT_WORDS.search(rest))
 
 

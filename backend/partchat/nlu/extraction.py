@@ -181,9 +181,9 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
                 parts.append(part["ps_number"])
             elif sure == "short" and part_type_named(text):
                 # a model of that many digits, beside the part type wanted for it
-                lookup = await catalog.find_model(token)
-                if lookup["match"] is not None:
-                    models.append(_known_model(lookup["match"]))
+                exact = (await catalog.find_model(token))["match"]
+                if exact is not None:
+                    models.append(_known_model(exact))
             continue
         if _PS.match(token) or shape.fullmatch(token):
             part = await catalog.get_part(token)

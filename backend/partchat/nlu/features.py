@@ -66,13 +66,37 @@ def part_type_pattern() -> re.Pattern[str]:
 
 
 # A part type's word said as the verb of fitting it ("how do i mount it", "screw them
-# in"): no part named; not after an article ("the seal it came with"), nor before "that"
-# ("the switch that broke"). (The classifier's ``k:part`` feature keeps the plain
-# pattern: it learns the verb use from the words around it.)
+# in", "howd i bolt that on", "hows it clip on"): no part named; not after an article
+# ("the seal it came with"), nor before "that" unless a particle follows ("the switch
+# that broke"). (The classifier's ``k:part`` feature keeps the plain pattern: it learns
+# the verb use from the words around it.)
+_FITTING_VERBS = (
+    r"(mount|seal|cover|clip|plug|screw|latch|lock|cap|switch|light|support|bolt|clamp|pin|wire)"
+)
+_PARTICLE = r"(on|in|up|down|back|off|out|into|onto|together)"
 _VERB_USE = re.compile(
     r"(?<!the )(?<!a )(?<!an )(?<!my )(?<!your )"
-    r"\b(mount|seal|cover|clip|plug|screw|latch|lock|cap|switch|light|support)(s|ed|ing)?\s+"
-    r"(it|them)\b"
+    rf"\b{_FITTING_VERBS}(s|ed|ing)?\s+"
+    # "bolt that on", "wire this up": "that" and "this" as the object before a particle
+    rf"(it|them|(that|this)(?=\s+{_PARTICLE}\b))\b|"
+    # "hows it clip on", "does it screw in", "they plug in"
+    rf"\b(it|they)\s+{_FITTING_VERBS}(s|ed|ing)?\s+{_PARTICLE}\b"
+)
+
+
+# A part put in place with any verb, the clause ending there: "pop it in", "how do i
+# stick this on?", "slot them back in myself", "does it snap on"; not power or post ("turn
+# it on", "plug it in", "send it back in") nor a choice ("have it in white", "get it in
+# stock")
+_NOT_FITTING = (
+    r"(?!(turn|turns|turned|switch|plug|send|sent|mail|ship|log|sign|leave|keep|have|has|had|"
+    r"got|hand|drop|check|come|comes|came|bring|take|back)\b)"
+)
+FITTED_IN = re.compile(
+    rf"\b({_NOT_FITTING}[a-z]+ (it|them|that|this)( back)?|(it|they) {_NOT_FITTING}[a-z]+) (in|on)\b"
+    r"(?=\s*([?.!,;]|$|\b(myself|and|or|without|properly|correctly|right|then|now|pls|please|"
+    r"ok|okay)\b))",
+    re.IGNORECASE,
 )
 
 

@@ -442,9 +442,11 @@ async def test_a_short_model_after_its_brand_or_appliance_and_a_comma_or_dash_is
     ):
         out = await extract(text, catalog)
         assert [m["model"] for m in out["models"] if m["known"]] == ["71052"], text
-    # a plain number after a comma and no brand or appliance is not one
+    # a plain number after a comma and no brand or appliance is one only beside a part
+    # type (the catalog has that model exactly)
     out = await extract("water filter, 71052", catalog)
-    assert out["models"] == []
+    assert [m["model"] for m in out["models"]] == ["71052"]
+    assert (await extract("oh and 71052 lol", catalog))["models"] == []
 
 
 @pytestmark_catalog
@@ -1057,9 +1059,16 @@ def test_it_right_after_a_search_is_its_best_match() -> None:
         "whats the best way to get that out and a fresh one in",
         "how do i mount it",  # "mount" is also a part type: here it is the fitting
         "how do i attach it",
+        "howd i bolt that on",
+        "righto, how do i pop it in",
+        "hows it clip on",
+        # words of effort or courtesy name no part
+        "can i replace it myself",
+        "is it easy to put on",
     ):
         assert referenced_part(convo(said, found)) == "PS958888", said
     assert referenced_part(convo("thats it, thanks", found)) is None  # a closing
+    assert referenced_part(convo("how do i send it back in", found)) is None  # a return
     # not when another answer came after the search
     later = [*convo("is the tub gasket in there", found), AIMessage("You're welcome!")]
     assert referenced_part([*later, HumanMessage("how do i replace it")]) is None

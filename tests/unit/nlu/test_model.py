@@ -27,6 +27,7 @@ from partchat.nlu.dialogue import (
     without_opening_greeting,
 )
 from partchat.nlu.features import (
+    FITTED_IN,
     features,
     negated_words,
     nonstop,
@@ -165,9 +166,18 @@ def test_small_numbers_are_one_placeholder() -> None:
 
 
 def test_a_part_types_word_said_as_a_verb_names_no_part() -> None:
-    for text in ("how do i mount it", "do i screw them in or clip them", "seal it up"):
+    for text in (
+        "how do i mount it",
+        "do i screw them in or clip them",
+        "seal it up",
+        "howd i bolt that on",  # "that" as the object before a particle
+        "hows it clip on",
+        "they wire in at the back",
+    ):
         assert not part_type_named(text), text
     for text in (
+        "the bolt that holds the hinge",
+        "a wire that goes to the pump",
         "the mount",
         "do you have a mount for the upper spray arm",
         "a clip for it",
@@ -175,6 +185,19 @@ def test_a_part_types_word_said_as_a_verb_names_no_part() -> None:
         "is the seal it came with any good",
     ):
         assert part_type_named(text), text
+
+
+def test_a_part_put_in_place_with_any_verb_is_a_fitting() -> None:
+    for text in ("righto, how do i pop it in", "can i slot it in myself", "does it snap on?"):
+        assert FITTED_IN.search(text), text
+    for text in (
+        "turn it on",
+        "plug it in",
+        "how do i send it back in",
+        "can i get it in white",
+        "do you have it in stock",
+    ):
+        assert not FITTED_IN.search(text), text
 
 
 def test_symptom_odds_are_given_a_symptom(model: Understanding) -> None:
