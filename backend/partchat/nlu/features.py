@@ -88,12 +88,18 @@ _VERB_USE = re.compile(
 # stick this on?", "slot them back in myself", "does it snap on"; not power or post ("turn
 # it on", "plug it in", "send it back in") nor a choice ("have it in white", "get it in
 # stock")
-_NOT_FITTING = (
-    r"(?!(turn|turns|turned|switch|plug|send|sent|mail|ship|log|sign|leave|keep|have|has|had|"
-    r"got|hand|drop|check|come|comes|came|bring|take|back)\b)"
-)
+_NOT_FITTING_WORDS = (
+    "turn", "turns", "turned", "switch", "plug", "send", "sent", "mail", "ship", "log", "sign",
+    "leave", "keep", "have", "has", "had", "got", "hand", "drop", "check", "come", "comes",
+    "came", "bring", "take", "back",
+)  # fmt: skip
+# (the pronoun first, the verb before it looked behind at: a third cheaper than trying a
+# verb at every word)
 FITTED_IN = re.compile(
-    rf"\b({_NOT_FITTING}[a-z]+ (it|them|that|this)( back)?|(it|they) {_NOT_FITTING}[a-z]+) (in|on)\b"
+    r"((?<=[a-z] )"
+    + "".join(rf"(?<!\b{w} )" for w in _NOT_FITTING_WORDS)
+    + r"(it|them|that|this)( back)?|"
+    + rf"\b(it|they) (?!({'|'.join(_NOT_FITTING_WORDS)})\b)[a-z]+) (in|on)\b"
     r"(?=\s*([?.!,;]|$|\b(myself|and|or|without|properly|correctly|right|then|now|pls|please|"
     r"ok|okay)\b))",
     re.IGNORECASE,
