@@ -747,6 +747,9 @@ _WHICH_OF_A_KIND = frozenset(
         "outer",
     ]
 )
+# The same place in other words ("the bottom seal" is the *Door Seal Lower*)
+_PLACE_PAIRS = (("bottom", "lower"), ("top", "upper"), ("middle", "mid"), ("rear", "back"))
+_SAME_PLACE = {stem(a): stem(b) for x, y in _PLACE_PAIRS for a, b in ((x, y), (y, x))}
 # Whether a part is there or comes with one ("is the defrost heater on there?", "do u have
 # the lower spray arm", "does it come with the spring"): a search, or the part in focus
 _ASKS_WHETHER = re.compile(
@@ -862,7 +865,11 @@ def _named(
     wanted = set(spelled) - generic
     if relaxed:
         dropped = wanted - in_names
-        if dropped & _part_type_stems():
+        placed = {w for w in dropped & _WHICH_OF_A_KIND if _SAME_PLACE.get(w) not in in_names}
+        if dropped & _part_type_stems() or placed:
+            # another part type, or another of the kind ("does the middle spray arm fit"
+            # after the *Upper Spray Arm Bearing*'s details; "the bottom seal" may be the
+            # *Door Seal Lower*): none of these
             return []
         wanted -= dropped
         if typed and not wanted & _part_type_stems():

@@ -18,7 +18,13 @@ from partchat.catalog.vocab import appliance_reply_words, brand_words
 
 from .features import FITTED_IN, normalize, part_type_named, part_type_pattern, part_types_said
 from .model import Scores, Understanding
-from .rules import asks_whether_it_fits, asks_which_it_takes, request_head, rule_intent
+from .rules import (
+    asks_whether_it_fits,
+    asks_which_it_takes,
+    fitting_asked,
+    request_head,
+    rule_intent,
+)
 
 # Intents that are not a job of their own: they continue or close one.
 ANSWER = "answer"
@@ -53,6 +59,14 @@ _INSTALL_WORDS = re.compile(f"{_FITTING_NAMED.pattern}|{FITTED_IN.pattern}", re.
 # "the installation screw", "the cabinet mount pls": a part named and nothing asked, what
 # ever its name sounds like
 _ONLY_A_NAME = re.compile(r"^\W*(the|that) [a-z -]{3,40}?( one)?( pls| please)?\W*$", re.IGNORECASE)
+
+
+# A verb or state beside a part's name: "the door is stuck", "the pump wont stop"
+_STATES = re.compile(
+    r"\b(is|are|was|were|has|have|had|wont|won'?t|doesnt|doesn'?t|isnt|isn'?t|dont|don'?t|cant|"
+    r"can'?t|keeps?|stuck|broke|broken|cracked|leak\w*|not|no|never)\b",
+    re.IGNORECASE,
+)
 
 
 def only_a_name(text: str) -> bool:
@@ -937,6 +951,14 @@ def resolve_intent(
     ):
         return "install"  # "is that one easy to put in? and does it come with the clamp"
     if (
+        intent == "diagnose"
+        and not (states_symptom or picked_part or names_part)
+        and _IT.search(text)
+        and (fitting_asked(normalize(text)) or _INSTALL_WORDS.search(text))
+        and _one_part_shown(_previous_answer(messages))
+    ):
+        return "install"  # "and is it easy to pop in?" after its fit: no problem is told
+    if (
         intent == "details"
         and not (picked_part or names_part)
         and _FIRST_QUESTION.match(text)
@@ -1134,7 +1156,16 @@ def resolve_intent(
     if (
         intent in (ANSWER, "diagnose")
         and not (picked_part or names_part)
-        and names_only_a_part_type(text)
+        and (
+            names_only_a_part_type(text)
+            or (
+                # "the blower vent thing": a name with a word the vocabulary lacks
+                not states_symptom
+                and only_a_name(text)
+                and not _STATES.search(text)
+                and part_type_named(text)
+            )
+        )
     ):
         # "the spring" after a list that has none (a part's name read as a symptom, or
         # as a reply to the question before): a search for it

@@ -50,6 +50,15 @@ from .temperatures import one_state_each, settle, states, warm_said_instead
 _SYMPTOM_INTENTS = frozenset({"diagnose", "search", "answer"})
 
 
+# The shopper's own earlier words set aside: "ignore my last message", "forget what i said
+# about the pump", "disregard my earlier question" (the rules' INJECTION names the rules).
+_OWN_WORDS_ASIDE = re.compile(
+    r"\b(ignore|disregard|forget|scratch|never ?mind)\s+(that|all that|my|what i)\b(\s\w+){0,2}?"
+    r"\s*(message|msg|question|post|text|comment|said|wrote|typed|asked|one|bit|last)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Tuning:
     """The reading's decision thresholds. Chosen by grouped 5-fold cross-validation on
@@ -251,6 +260,11 @@ async def read(
     if ruled is None and intent == "injection" and asks_whether_it_fits(norm):
         # "can you tell me if it fits": a fit asked, whatever "can you tell me" sounds like
         intent = "compat"
+    if ruled is None and intent == "injection" and _OWN_WORDS_ASIDE.search(text):
+        # "ignore my last message, the model is …": the shopper's own words set aside, not
+        # the rules (3 of 3 train and dev texts); the rest of the message is the intent
+        rest = scorer.score(_OWN_WORDS_ASIDE.sub(" ", text))
+        intent = rest.intent if rest.intent != "injection" else rest.runner_up
     if unsure_scope and fitting_asked(norm):
         intent = "install"  # "whats the best way to get that out and a fresh one in"
     if (

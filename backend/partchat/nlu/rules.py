@@ -78,7 +78,7 @@ INJECTION = re.compile(
             _OWN_SETUP,
             _PERSONA,
             _ELSEWHERE,
-            r"reveal|disregard|forget (all|your|everything)|ignore everything|"
+            r"reveal|disregard(?!\s+(my|what i)\b)|forget (all|your|everything)|ignore everything|"
             r"override(?! (setting|switch|button|mode))|"
             r"above this line|(repeat|print|output|display|dump) (me )?(everything|all( of)? the text|"
             r"the text|what('s| is| was) (above|before|written)|your|the (first|previous|above|hidden|"
@@ -960,6 +960,10 @@ _INSTALL_ASKED = re.compile(
     # fastened by hand: "how does PS11750071 clip on??", "how do the wheels snap in"
     r"\bhow\b(\s\w+){0,4}\s(clips?|snaps?|attach(es)?|slides?|screws?|hooks?)"
     r"( on| in| into| back| up)?\b|"
+    # "does it just clip onto the door or what", "do they snap on or screw on" (43 of 44
+    # train and dev texts are installs; the other asks its stock first)
+    r"\b(does|do|will|would) (it|they|this|that|psnum|modelnum|the \w+)( just| simply| only)? "
+    r"(clip|snap|screw|slide|hook|bolt|pop|push|press|click|plug)s? (on|onto|in|into|over|up)\b|"
     # the knack of it: "any tips", "is there a trick to getting W… to sit in the channel"
     # (16 of 16 such train and dev texts are installs; "did the trick" is thanks)
     r"(?<!did )\b(any|a|the) (tips?|tricks?)\b"

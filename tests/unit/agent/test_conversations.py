@@ -101,6 +101,47 @@ CONVERSATIONS: dict[str, list[Step]] = {
             ctx={"productModel": "2213222N414"},
         ),
     ],
+    "how-easy-it-is-to-fit-after-its-fit-check": [
+        Step("how much is 5304507158", calls=[("get_part_details", {"partNumber": "PS11770610"})]),
+        Step(
+            "is it in stock and does it fit FGID2466QB0A",
+            calls=[("check_compatibility", {"partNumber": "PS11770610", "model": "FGID2466QB0A"})],
+        ),
+        # no problem is told: the fitting of the part in focus
+        Step(
+            "and is it easy to pop in?",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "PS11770610", "model": "FGID2466QB0A"},
+                )
+            ],
+        ),
+    ],
+    "a-name-the-diagnosis-did-not-list-is-searched": [
+        Step(
+            "my frigidaire dishwasher 004621710A isnt drying anything, dishes come out soaked",
+            calls=[
+                (
+                    "diagnose_repair",
+                    {"symptoms": ["Not drying dishes properly"], "model": "004621710A"},
+                )
+            ],
+            lacks=["blower"],
+        ),
+        # a word the vocabulary lacks beside a part type's: that part, searched for the
+        # model (not the same diagnosis again)
+        Step(
+            "the blower vent thing",
+            calls=[
+                (
+                    "search_parts",
+                    {"query": "blower vent thing", "limit": 5, "model": "004621710A"},
+                )
+            ],
+            has=["PS12741853"],
+        ),
+    ],
     "install-then-fit-from-context": [
         Step(
             "How can I install part number PS11752778?",

@@ -1108,6 +1108,28 @@ def test_the_word_one_names_a_listed_part_the_part_in_focus_is_not() -> None:
     assert referenced_part([*messages, HumanMessage(said)]) in (None, "PS1020205")
 
 
+def test_a_place_word_the_part_in_focus_lacks_names_another_listed_part() -> None:
+    listed = AIMessage(
+        "For *Noisy* on your 4070110, these parts are the usual fix:\n"
+        "1. **Motor and Drain Pump** (PS1766031) · $238.72 · In Stock\n"
+        "2. **Upper Spray Arm Bearing** (PS2353863) · $7.87 · In Stock\n"
+        "3. **Middle Spray Arm** (PS1015640) · $33.95 · In Stock"
+    )
+    card = AIMessage("**Upper Spray Arm Bearing** (PS2353863) · $7.87 · In Stock")
+    messages = [*convo("the 2nd one", listed), card]
+    for said in (
+        "actually does the middle spray arm fit my other GE, its a 4070510",
+        "how much is the middle spray arm",
+    ):
+        assert referenced_part([*messages, HumanMessage(said)]) == "PS1015640", said
+    # the part in focus's own words, or another word for its place, keep it
+    said = "does the spray arm fit a 4070510"
+    assert referenced_part([*messages, HumanMessage(said)]) == "PS2353863"
+    seals = AIMessage("**Door Seal Lower** (PS11766757) · $55.03 · In Stock")
+    said = "how much is the bottom seal"
+    assert referenced_part([*convo("the first one", seals), HumanMessage(said)]) == "PS11766757"
+
+
 def test_a_word_of_one_listed_name_alone_picks_it_and_a_negated_name_does_not() -> None:
     listed = AIMessage(
         "For *Not cleaning dishes properly* on your CDB6100AWE, these parts are the usual fix:\n"

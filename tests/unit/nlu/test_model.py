@@ -160,6 +160,33 @@ def test_an_answer_continues_the_job_the_assistant_asked_about(model: Understand
     assert resolve_intent("compat", messages, model, picked_part=False) == "compat"
 
 
+_FIT_SHOWN = "Yes! The **Lower Spray Arm** (PS11770610) fits your **FGID2466QB0A**."
+_TWO_LISTED = "1. **Lower Spray Arm** (PS11770610)\n2. **Pump** (PS11753379)"
+_DRYING = "For *Not drying dishes properly*:\n1. **Heating Element** (PS3653449)"
+
+
+@pytest.mark.parametrize(
+    ("answer", "said", "states_symptom", "expected"),
+    [
+        # "pop in" heard as a door that pops open: no symptom found, one part shown
+        (_FIT_SHOWN, "and is it easy to pop in?", False, "install"),
+        (_FIT_SHOWN, "and is it easy to pop in?", True, "diagnose"),  # a problem told
+        (_TWO_LISTED, "and is it easy to pop in?", False, "diagnose"),  # no part in focus
+        # a name with a word the vocabulary lacks: that part, searched
+        (_DRYING, "the blower vent thing", False, "search"),
+        (_DRYING, "the door is stuck", False, "diagnose"),  # a state beside the name
+    ],
+)
+def test_a_diagnosis_without_a_symptom_is_another_job_when_the_words_say_so(
+    model: Understanding, answer: str, said: str, states_symptom: bool, expected: str
+) -> None:
+    messages = [HumanMessage("my dishwasher isnt drying"), AIMessage(answer), HumanMessage(said)]
+    found = resolve_intent(
+        "diagnose", messages, model, picked_part=False, states_symptom=states_symptom
+    )
+    assert found == expected
+
+
 def test_small_numbers_are_one_placeholder() -> None:
     assert normalize("fridge at 48F, freezer -20") == "fridge at smallnum freezer smallnum"
     assert normalize("the 2nd one") == "the 2nd one"  # an ordinal keeps its word

@@ -335,6 +335,10 @@ def test_a_part_named_alone(text: str, named: str | None) -> None:
         ("door spring kit PS8770519 - which hole does the hook go in", 1, False, "install"),
         ("PS11759673 whats the best way to get that out and a fresh one in", 1, False, "install"),
         ("PS11759673 - do i just pop the old one out", 1, False, "install"),
+        # how it is held on, asked as a yes-or-no question
+        ("PS16662680 door bin, does it just clip onto the door or what", 1, False, "install"),
+        ("WD12X26146 rollers - do they snap on or screw on", 1, False, "install"),
+        ("does PS11753379 just slide into the sump", 1, False, "install"),
         ("how do i know if PS11752778 fits 10640262010", 1, True, None),
         ("how much is PS11731660 for KDTE334GPS0", 1, True, None),
         # a fit asked first, then the fitting: the fit check (it offers the steps)
