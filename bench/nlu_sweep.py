@@ -6,8 +6,10 @@
 
 For random models of each symptom (seeded), a diagnosis or a search opens, every listed
 part is picked by its place and by what a shopper would call it, and a pick by name is
-followed by its steps, its fit with another model and its stock; and random parts are
-asked after by their numbers (stock, price, fit, steps). The corpus's dialogues
+followed by its steps, its fit with another model and its stock; random parts are
+asked after by their numbers (stock, price, fit, steps); and each problem is told with
+the brand and the appliance alone, the model given once any model's parts are listed,
+the second part picked and its steps taken when offered. The corpus's dialogues
 visit few of the catalog's models and lists; this finds where a reading depends on the
 catalog (a part named like a verb, a washer that is a part) rather than on the words.
 It reads the shipped model (train and dev): no corpus text is scored.
@@ -26,8 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.support.sweep import (  # noqa: E402
+    MODEL_REPLIES,
+    brands,
     given_parts,
     run_given_part,
+    run_model_given,
     run_situation,
     situations,
     tally,
@@ -48,6 +53,11 @@ async def run(db: Path, per: int, parts: int, seed: int, limit: int | None) -> d
         chosen = situations(db, per=per, seed=seed)[:limit]
         found = [await run_situation(graph, *s) for s in chosen]
         found += [await run_given_part(graph, *p) for p in given_parts(db, count=parts, seed=seed)]
+        asked = [s for s in chosen if s[0] == "diagnose"]
+        brand = brands(db, [s[1] for s in asked])
+        for i, (_, model, appliance, topic, _) in enumerate(asked):
+            reply = MODEL_REPLIES[i % len(MODEL_REPLIES)]
+            found.append(await run_model_given(graph, model, brand[model], appliance, topic, reply))
     finally:
         await catalog.close()
     by_kind = tally(found)

@@ -8,7 +8,16 @@ from typing import Any
 
 import pytest
 
-from tests.support.sweep import given_parts, names_for, run_given_part, run_situation, situations
+from tests.support.sweep import (
+    MODEL_REPLIES,
+    brands,
+    given_parts,
+    names_for,
+    run_given_part,
+    run_model_given,
+    run_situation,
+    situations,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -49,4 +58,23 @@ async def test_parts_asked_after_by_their_numbers_are_found_in_every_way_of_aski
         judged += len(found.judged)
         wrong += [(j.said, j.want, j.got) for j in found.judged if not j.ok]
     assert judged == 12 * 15
+    assert not wrong, "\n".join(map(str, wrong))
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_model_given_after_the_appliances_diagnosis_is_read_in_every_way_of_saying_it(
+    graph: Any, catalog_db: Path
+) -> None:
+    # sixteen problems told with the brand and appliance, the model given in each of the
+    # four ways in turn, the second part picked and its steps taken
+    chosen = situations(catalog_db, per=1, seed=3, paths=("diagnose",))[:16]
+    brand = brands(catalog_db, [s[1] for s in chosen])
+    wrong = []
+    judged = 0
+    for i, (_, model, appliance, topic, _) in enumerate(chosen):
+        reply = MODEL_REPLIES[i % len(MODEL_REPLIES)]
+        found = await run_model_given(graph, model, brand[model], appliance, topic, reply)
+        judged += len(found.judged)
+        wrong += [(found.opening, j.said, j.want, j.got) for j in found.judged if not j.ok]
+    assert judged > 40
     assert not wrong, "\n".join(map(str, wrong))

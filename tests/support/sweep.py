@@ -60,6 +60,9 @@ ASKED_OF_A_NUMBER = (
         True,
     ),
 )
+# The model given when the diagnosis of an appliance lists any model's parts, in the ways
+# shoppers type what they read off the sticker ({model} as printed, {low} in lower case)
+MODEL_REPLIES = ("its a {model}", "{low}", "model is {low}", "the sticker says {model}")
 ASKED_AFTER_DETAILS = (
     ("does it fit {model}", "check_compatibility", True),
     ("how do i put it in", "get_installation_instructions", False),
@@ -211,6 +214,45 @@ async def run_situation(
             ):  # fmt: skip
                 turn = await _fork(picked).say(asked)
                 found.judged.append(Judged("follow-up", f"{said} / {asked}", want, _call(turn)))
+    return found
+
+
+def brands(db: Path, models: Iterable[str]) -> dict[str, str]:
+    """Each model's brand, as the catalog writes it."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        return {
+            m: b
+            for m in models
+            for (b,) in conn.execute("SELECT brand FROM models WHERE model_number = ?", (m,))
+        }
+
+
+async def run_model_given(
+    graph: Any, model: str, brand: str, appliance: str, topic: str, reply: str
+) -> Situation:
+    """A problem told with the brand and the appliance only, then the model in ``reply``
+    (a ``MODEL_REPLIES`` template) once any model's parts are listed, then the second
+    listed part, and a yes to its steps when they are offered."""
+    opening = f"my {brand} {appliance}: {topic}"
+    found = Situation("model given", model, opening)
+    conv = Conversation(graph)
+    first = await conv.say(opening)
+    found.judged.append(Judged("open", opening, ("diagnose_repair", None, None), _call(first)))
+    said = reply.format(model=model, low=model.lower())
+    turn = await conv.say(said)
+    found.judged.append(Judged("model", said, ("diagnose_repair", None, model), _call(turn)))
+    listed = _listed(turn.text)
+    if not found.judged[-1].ok or len(listed) < 2:
+        return found
+    ps = listed[1][0]
+    turn = await conv.say("the 2nd one")
+    found.judged.append(
+        Judged("place", "the 2nd one", ("get_part_details", ps, model), _call(turn))
+    )
+    if "installation steps?" in turn.text:
+        turn = await conv.say("yes please")
+        want = ("get_installation_instructions", ps, model)
+        found.judged.append(Judged("yes", "yes please", want, _call(turn)))
     return found
 
 

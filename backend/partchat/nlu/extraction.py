@@ -151,7 +151,9 @@ def _candidates(text: str) -> list[tuple[str, str, str]]:
 # 71052", "mine's 71052.", "71052 - and can i return the filter …"
 _REPLY_BEFORE = re.compile(
     r"^\W*((ok|okay|sure|yes|yeah|yep|oh|hmm|um|wait|sorry|oops|no)\W+)*"
-    r"((it'?s|it is|mine'?s|mine is|model'?s)\s+)?"
+    r"((it'?s|it is|mine'?s|mine is|model'?s)\s+|"
+    # where it was read: "the sticker says 402010", "label inside the door reads …"
+    r"((the|my)\s+)?(sticker|label|tag|plate|it)\s+(\w+\s+){0,3}?(says|reads|shows)\s+)?"
     r"(an?\s+|the\s+)?$",
     re.IGNORECASE,
 )

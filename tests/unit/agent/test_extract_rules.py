@@ -458,6 +458,9 @@ async def test_a_short_model_given_alone_as_a_reply_is_found(catalog: Catalog) -
         ("ok mine's 71052", "71052"),
         ("71072 is the model", "71072"),
         ("71052 - and can i return the filter if that turns out not to be it?", "71052"),
+        # read off where it is written
+        ("the sticker says 71052", "71052"),
+        ("label inside the door reads 71052", "71052"),
         # put right, or after a fit word and its article
         ("wait sorry its the 71054, i read the wrong sticker", "71054"),
         ("does it fit a 71053 as well? neighbor has the same fridge", "71053"),
@@ -465,7 +468,14 @@ async def test_a_short_model_given_alone_as_a_reply_is_found(catalog: Catalog) -
         out = await extract(text, catalog)
         assert [m["model"] for m in out["models"] if m["known"]] == [model], text
     # a short number the catalog lacks is no model, known or not
-    for text in ("12345", "its 45678", "2019", "does it fit a 2019 model", "for the 10000 btu one"):
+    for text in (
+        "12345",
+        "its 45678",
+        "2019",
+        "does it fit a 2019 model",
+        "for the 10000 btu one",
+        "the tag says 71052 is the price",
+    ):
         out = await extract(text, catalog)
         assert out["models"] == [], text
 
