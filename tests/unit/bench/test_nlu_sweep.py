@@ -1,5 +1,5 @@
-"""``bench/nlu_sweep.py``: its smoke run sweeps four lists and four parts and tallies
-every turn."""
+"""``bench/nlu_sweep.py``: its smoke run sweeps four lists, four parts and the model given
+after each diagnosis, and tallies every turn."""
 
 from __future__ import annotations
 
@@ -24,9 +24,12 @@ def test_the_sweep_smoke_tallies_each_kind_of_turn(catalog_db: Path) -> None:
         check=True,
     )
     figures = json.loads(out.stdout)
-    assert figures["situations"] == 8  # four lists, four parts by number
+    # four lists (two diagnoses, two searches), four parts by number, and the model given
+    # after each of the two diagnoses
+    assert figures["situations"] == 10
     kinds = figures["by_kind"]
     assert {"diagnose open", "search open", "search place", "number fit"} <= set(kinds)
+    assert {"model given open", "model given model"} <= set(kinds)
     assert figures["turns"] == sum(k["turns"] for k in kinds.values()) > 20
     assert all(0 <= k["right"] <= k["turns"] for k in kinds.values())
     assert len(figures["wrong"]) == figures["turns"] - figures["right"]
