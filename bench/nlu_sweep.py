@@ -5,7 +5,8 @@
     .venv/bin/python bench/nlu_sweep.py --catalog var/catalog.db --smoke --json
 
 For random models of each symptom (seeded), a diagnosis or a search opens, every listed
-part is picked by its place and by what a shopper would call it, and a pick by name is
+part is picked by its place and by what a shopper would call it (alone and inside a
+question), and a pick by name is
 followed by its steps, its fit with another model and its stock; random parts are
 asked after by their numbers (stock, price, fit, steps); and each problem is told with
 the brand and the appliance alone, the model given once any model's parts are listed,

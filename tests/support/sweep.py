@@ -4,7 +4,9 @@ The corpus's dialogues visit a few hundred of the catalog's models; a shopper br
 The sweep takes models at random (seeded) for each symptom of the vocabulary, opens with
 that problem (``diagnose``) or with a part type the model has (``search``), then picks
 every listed part by its place ("the second one", "2") and by what a shopper would call
-it, and after a pick by name asks for its steps, its fit with another model and its stock.
+it, alone and inside a question or a choice (``NAME_ASKED``: "what about the mounting
+screw", "ok lets go with the install kit"), and after a pick by name asks for its steps,
+its fit with another model and its stock.
 Each turn is judged on its tool call alone: the tool and the part (and model) it is for.
 
 What a shopper calls a listed part is a span of one to three words of its name that ends
@@ -68,6 +70,14 @@ ASKED_AFTER_DETAILS = (
     ("how do i put it in", "get_installation_instructions", False),
     ("is it in stock", "get_part_details", False),
 )
+# A listed part named inside a question or a choice ("the mounting screw" is no fitting)
+NAME_ASKED = (
+    "what about the {name}",
+    "how much is the {name}",
+    "show me the {name} pls",
+    "ok lets go with the {name}",
+    "is the {name} in stock?",
+)
 _WORD = re.compile(r"[a-z]+")
 _APPLIANCE_WORDS = frozenset({"dishwasher", "refrigerator", "fridge", "freezer"})
 
@@ -75,7 +85,8 @@ _APPLIANCE_WORDS = frozenset({"dishwasher", "refrigerator", "fridge", "freezer"}
 @dataclass(frozen=True)
 class Judged:
     kind: str
-    """``open``, ``place``, ``name`` or ``follow-up``; on the number path the kind of
+    """``open``, ``place``, ``name``, ``name asked`` (the name in a question) or
+    ``follow-up``; on the number path the kind of
     question (``stock``, ``price``, ``about``, ``fit``, ``install``) or ``follow-up``."""
     said: str
     want: tuple[str, str | None, str | None]
@@ -198,7 +209,12 @@ async def run_situation(
     names = [" ".join(_BOLD.findall(line)).lower() for _, line in found.listed]
     for i, (ps, _) in enumerate(found.listed):
         picks = [("place", f"the {ORDINALS[i]} one"), ("place", str(i + 1))] if i < 5 else []
-        picks += [("name", f"the {name}") for name in names_for(names, i)]
+        spans = names_for(names, i)
+        picks += [("name", f"the {name}") for name in spans]
+        picks += [
+            ("name asked", NAME_ASKED[(i + k) % len(NAME_ASKED)].format(name=name))
+            for k, name in enumerate(spans)
+        ]
         for kind, said in picks:
             picked = _fork(conv)
             turn = await picked.say(said)

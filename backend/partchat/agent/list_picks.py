@@ -612,6 +612,7 @@ def _pointed(
             (
                 (_POINTS.match(text) or _ABOUT_THAT_ONE.search(text) or _ASKS_ABOUT.search(text))
                 and not _named_words(text)
+                and not _named_by_kind(items, _stems(text))  # ("how much is the assembly")
             )
             or (_THAT_ONE_FIRST.match(text) and not _named(items, text))
             or (
@@ -877,7 +878,7 @@ def _named(
         if unless_in is not None and wanted <= _stems(unless_in):
             return []
     if not wanted:
-        return []
+        return [] if relaxed else _named_by_kind(items, set(spelled))
     named = [ps for ps, line in items.items() if wanted <= _stems(line)]
     if len(named) > 1:
         # "the door switch" is the *Door Switch*, not the *Door Light Switch* listed first;
@@ -894,6 +895,23 @@ def _named(
 
 
 _SMALL_WORDS = frozenset({"the", "a", "an", "and", "or", "with", "for", "of", "to", "in", "on"})
+# Generic words that still name what a part is ("the assembly", "the install kit")
+_KIND_WORDS = frozenset({stem("assembly"), stem("kit")})
+
+
+def _named_by_kind(items: dict[str, str], said: set[str]) -> list[str]:
+    """The one listed part whose name has the kind the message names and nothing else
+    does: "the install kit" is the *Ice Maker Field Install Kit*, "the assembly" the
+    *Rack Assembly Upper Grey*, when no other listed name has those words."""
+    kind = said & _KIND_WORDS
+    if not kind:
+        return []
+    named = [ps for ps, line in items.items() if kind <= _stems(line)]
+    if len(named) > 1:
+        words = said - _SMALL_WORDS
+        most = max(len(words & _stems(items[ps])) for ps in named)
+        named = [ps for ps in named if len(words & _stems(items[ps])) == most]
+    return named if len(named) == 1 else []
 
 
 def _spelled(word: str, names: set[str]) -> str:

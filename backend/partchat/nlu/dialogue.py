@@ -820,6 +820,46 @@ _OF_IT = re.compile(
 )
 
 
+# A listed part's name said after "the" ("the cabinet mount", "the install kit")
+_NAME_AFTER = re.compile(r"\b(?:the|that|this|your) ((?:[a-z0-9'-]+ ?)+)", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def without_listed_names(text: str, messages: Sequence[BaseMessage]) -> str:
+    """``text`` with the listed parts' names it says after "the" put as "it": "what about
+    the cabinet mount" is "what about it", "how do i install the install kit" "how do i
+    install it"."""
+    names = [set(_WORD.findall(b.lower())) for b in _BOLD.findall(_previous_answer(messages))]
+    if not names:
+        return text
+
+    def drop(m: re.Match[str]) -> str:
+        words = m[1].split()
+        longest = 0
+        for name in names:
+            n = 0
+            while n < len(words) and words[n].lower().strip("-") in name:
+                n += 1
+            longest = max(longest, n)
+        return m[0] if not longest else " ".join(["it", *words[longest:]]) + " "
+
+    return _NAME_AFTER.sub(drop, text).strip()
+
+
+def fitting_heard_in_a_name(
+    text: str, messages: Sequence[BaseMessage], understanding: Understanding
+) -> bool:
+    """What the classifier heard as a fitting is a listed part's name ("what about the
+    mounting screw", "is the installation screw in stock?"): without the names, the
+    message asks for none."""
+    rest = without_listed_names(text, messages)
+    return (
+        rest != text
+        and _INSTALL_WORDS.search(rest) is None
+        and intent_of(rest, understanding) != "install"
+    )
+
+
 def names_another_part(text: str, messages: Sequence[BaseMessage]) -> bool:
     """The message names a part type that the part the previous answer was about (its
     first bold name) is not."""
@@ -1116,6 +1156,7 @@ def resolve_intent(
         )
         or (intent == "install" and _WHAT_IS_FIRST.match(text) is not None)
         or (intent == "install" and only_a_name(text))
+        or (intent == "install" and fitting_heard_in_a_name(text, messages, understanding))
         or (intent == "install" and _price_first(text))
         or (intent == "install" and (fit_asked_first(text) or _lifespan_first(text)))
         or intent in ("orders", "out_of_scope")
@@ -1132,7 +1173,12 @@ def resolve_intent(
         # its price asked is its details, whatever the job before).
         pending = pending_job(messages, understanding)
         price = _PRICE_QUESTION.search(text)
-        fitting = None if only_a_name(text) else _INSTALL_WORDS.search(text)
+        # (a fitting's word in a listed name asks none: "ok lets go with the install kit")
+        fitting = (
+            None
+            if only_a_name(text)
+            else _INSTALL_WORDS.search(without_listed_names(text, messages))
+        )
         if _price_first(text) or (fitting and price and _LIFESPAN.search(text)):
             return "details"  # "the filter - how much and how often do i change it"
         if fitting and (what := _WHAT_IS_FIRST.match(text)) and what.end() < fitting.start():

@@ -310,6 +310,25 @@ def test_a_generic_word_is_no_misspelt_name() -> None:
     assert referenced_part(convo("the flipper thing", doors)) == "PS5575408"  # not "hinge"
 
 
+def test_a_kind_only_one_listed_name_has_picks_it() -> None:
+    racks = AIMessage(
+        "Here's what I found for your 58714003100:\n"
+        "1. **Upper Dishrack Slide** (PS1525080) · $14.95\n"
+        "2. **RACK ASSEMBLY UPPER GREY** (PS17219659) · $93.07\n"
+        "3. **Ice Maker Field Install Kit** (PS11739222) · $20.00"
+    )
+    # "assembly", "kit" and "install" are generic words, yet one listed name each has
+    assert referenced_part(convo("the assembly", racks)) == "PS17219659"
+    assert referenced_part(convo("how much is the assembly", racks)) == "PS17219659"
+    assert referenced_part(convo("the install kit", racks)) == "PS11739222"
+    kits = AIMessage(
+        "1. **Door Gasket Kit** (PS1000001) · $30.00\n2. **Ice Maker Field Install Kit** "
+        "(PS11739222) · $20.00"
+    )
+    assert referenced_part(convo("the install kit", kits)) == "PS11739222"
+    assert referenced_part(convo("the kit", kits)) is None  # two kits: which?
+
+
 def test_of_several_named_parts_the_first_listed_is_picked() -> None:
     two_pumps = AIMessage(
         "1. **Drain Pump** (PS11753379) · $59.95\n2. **Circulation Pump** (PS11756150) · $99.00"

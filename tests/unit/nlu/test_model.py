@@ -285,6 +285,33 @@ def test_naming_a_listed_part_is_about_that_part_whatever_it_reads_like(
     ) == ("details")
 
 
+def test_a_fitting_heard_only_in_a_listed_name_is_no_fitting(model: Understanding) -> None:
+    listed = AIMessage(
+        "1. **Motor Mounting Bracket** (PS1000001)\n2. **Mounting Screw** (PS419819)"
+    )
+    for text in ("what about the mounting screw", "ok lets go with the mounting screw"):
+        said = [HumanMessage("do you have a mounting bracket for my 58714012407A"), listed]
+        messages = [*said, HumanMessage(text)]
+        assert resolve_intent("install", messages, model, picked_part=True) == "details", text
+    # the words beside the name still ask for the fitting
+    messages = [*said, HumanMessage("the mounting screw, what tools do i need to fit it")]
+    assert resolve_intent("install", messages, model, picked_part=True) == "install"
+    # a fitting's own word in the name ("install", "mount") asks for none either
+    kits = AIMessage(
+        "1. **Refrigerator Installation Screw** (PS11741512)\n2. **Cabinet Mount** (PS1)\n"
+        "3. **Ice Maker Field Install Kit** (PS17917059)"
+    )
+    for text, intent, want in (
+        ("is the installation screw in stock?", "install", "details"),
+        ("what about the cabinet mount", "install", "details"),
+        ("ok lets go with the install kit", "answer", "details"),
+        ("how do i install the install kit", "install", "install"),
+        ("how do i mount the cabinet mount", "answer", "install"),
+    ):
+        messages = [HumanMessage("my fridge is leaking"), kits, HumanMessage(text)]
+        assert resolve_intent(intent, messages, model, picked_part=True) == want, text
+
+
 def test_an_elliptical_follow_up_naming_another_part_type_searches(model: Understanding) -> None:
     assert _after_a_list("what about the drain hose", "details", model, picked=False) == "search"
     assert _after_a_list("and the spray arm?", "answer", model, picked=False) == "search"
