@@ -635,3 +635,9 @@ async def test_a_part_for_a_model_opening_a_chat_asks_whether_it_fits(
     assert (await read(text, catalog, understanding, awaited=False)).intent == "compat"
     # as a reply it answers what was asked
     assert (await read(text, catalog, understanding)).intent == "answer"
+    # the fit asked in words is a fit check, even where a reply is awaited
+    for text in (
+        "my fridge is an LG 71053, AGF80300702 ok for that one?",
+        "W10751502 ok for my 66513099N411?",
+    ):
+        assert (await read(text, catalog, understanding)).intent == "compat", text

@@ -6,7 +6,8 @@ that problem (``diagnose``) or with a part type the model has (``search``), then
 every listed part by its place ("the second one", "2") and by what a shopper would call
 it, alone and inside a question or a choice (``NAME_ASKED``: "what about the mounting
 screw", "ok lets go with the install kit"), and after a pick by name asks for its steps,
-its fit with another model and its stock.
+its fit with another model and its stock; after the second part picked by its place, its
+price, its fit with another model and its fitting, in words that name no part.
 Each turn is judged on its tool call alone: the tool and the part (and model) it is for.
 
 What a shopper calls a listed part is a span of one to three words of its name that ends
@@ -220,6 +221,16 @@ async def run_situation(
             turn = await picked.say(said)
             judged = Judged(kind, said, ("get_part_details", ps, None), _call(turn))
             found.judged.append(judged)
+            if kind == "place" and i == 1 and said.startswith("the ") and judged.ok:
+                # the second part picked by its place, then what a shopper asks of it
+                # naming nothing (not the best match of a search two answers back)
+                for asked, want in (
+                    ("whats the price", ("get_part_details", ps, None)),
+                    (f"and for my {other_model}?", ("check_compatibility", ps, other_model)),
+                    ("is it hard to swap", ("get_installation_instructions", ps, None)),
+                ):  # fmt: skip
+                    turn = await _fork(picked).say(asked)
+                    found.judged.append(Judged("follow-up", f"{said} / {asked}", want, _call(turn)))
             if kind != "name" or not judged.ok:
                 continue
             name = said.removeprefix("the ")

@@ -608,6 +608,10 @@ def _pointed(
     if (
         _SEARCH_LIST.search(listing)
         and not place_said
+        # (after one part's details, a question that names nothing is about that part,
+        # not the search's best match two answers back: "the second one" then "whats the
+        # price", "and for my 10632949101?")
+        and focus is None
         and (
             (
                 (_POINTS.match(text) or _ABOUT_THAT_ONE.search(text) or _ASKS_ABOUT.search(text))

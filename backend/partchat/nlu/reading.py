@@ -33,6 +33,7 @@ from .rules import (
     STEPS_ASKED,
     asks,
     asks_only_a_price,
+    asks_the_fit_in_words,
     asks_whether_it_fits,
     asks_which_it_takes,
     fitting_asked,
@@ -362,8 +363,13 @@ async def read(
         if (
             job is not None
             # ("W10751502 for 66513099N411?" opening a chat asks whether it fits; as a
-            # reply it answers what was asked)
-            and (ruled is None or job == "details" or (job == "compat" and not awaited))
+            # reply it answers what was asked, unless it asks the fit in words: "my fridge
+            # is an LG 71053, AGF80300702 ok for that one?")
+            and (
+                ruled is None
+                or job == "details"
+                or (job == "compat" and (not awaited or asks_the_fit_in_words(norm)))
+            )
             and intent in _GIVEN_PART_READS
             and (
                 intent != "diagnose"

@@ -1028,6 +1028,16 @@ _WHETHER_IT_FITS = re.compile(
 )
 
 
+# The fit asked in words ("AGF80300702 ok for my LG 71053?"; "W10751502 for 66513099N411?"
+# asks nothing in words: as a reply it answers what was asked)
+_FIT_IN_WORDS = re.compile(rf"{_ASKS_FIT.pattern}|\bok(ay)? (for|with|on|in)\b", re.IGNORECASE)
+
+
+def asks_the_fit_in_words(norm: str) -> bool:
+    """The normalised message asks in words whether a part fits."""
+    return _FIT_IN_WORDS.search(norm) is not None
+
+
 def asks_whether_it_fits(norm: str) -> bool:
     """The normalised message asks whether a part fits ("can you tell me if it fits": the
     classifier hears an attempt in "can you tell me")."""

@@ -1036,6 +1036,21 @@ def test_pointing_at_a_search_result_without_naming_it_is_the_best_match() -> No
     assert referenced_part(convo("the lower one, how much", found)) == "PS11752936"
 
 
+def test_after_a_picked_search_result_a_question_naming_nothing_is_about_that_part() -> None:
+    found = AIMessage(
+        "Here's what I found for your 2213479N413:\n"
+        "1. **Upper Spray Arm** (PS11752935) · $51.40 · In Stock\n"
+        "2. **Lower Spray Arm** (PS11752936) · $41.40 · In Stock"
+    )
+    lower = AIMessage("**Lower Spray Arm** (PS11752936) · $41.40 · In Stock")
+    messages = [*convo("the second one", found), lower]
+    # not the search's best match two answers back: the part in focus (none picked)
+    for said in ("whats the price", "and for my 2213229N414?", "how much is it"):
+        assert referenced_part([*messages, HumanMessage(said)]) is None, said
+    assert referenced_part([*messages, HumanMessage("the first one")]) == "PS11752935"
+    assert referenced_part([*messages, HumanMessage("the upper one")]) == "PS11752935"
+
+
 def test_a_remark_on_the_part_in_focus_and_going_back_name_the_list_before() -> None:
     listed = AIMessage(
         "For *Will not start* on your FFID2426TS4A, these parts are the usual fix:\n"
