@@ -16,7 +16,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.catalog.vocab import appliance_reply_words, brand_words
 
-from .features import FITTED_IN, normalize, part_type_named, part_type_pattern, part_types_said
+from .features import (
+    FITTED_IN,
+    fitting_said_plainly,
+    normalize,
+    part_type_named,
+    part_type_pattern,
+    part_types_said,
+)
 from .model import Scores, Understanding
 from .rules import (
     asks_whether_it_fits,
@@ -591,8 +598,9 @@ def without_opening_greeting(text: str) -> str:
 
 def what_is_said(text: str) -> str:
     """The message without what opens it and says nothing: a greeting before a request,
-    then filler ("hey, ok so evaporator fan motor 10632249101?")."""
-    return without_opening_filler(without_opening_greeting(text))
+    then filler ("hey, ok so evaporator fan motor 10632249101?"); "fit" after the effort it
+    takes is the fitting's verb ("first one - how hard to fit?" is no fit check)."""
+    return fitting_said_plainly(without_opening_filler(without_opening_greeting(text)))
 
 
 def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) -> str:

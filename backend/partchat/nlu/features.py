@@ -16,7 +16,7 @@ from partchat.catalog.vocab import part_type_keywords
 
 from .temperatures import spelled_numbers, states
 
-FEATURES_VERSION = 12
+FEATURES_VERSION = 13
 
 _PS = re.compile(r"\bps\d{3,12}\b")
 _NUMBER = re.compile(r"\b(?=[a-z0-9./-]*\d)[a-z0-9][a-z0-9./-]{3,}\b")
@@ -42,6 +42,19 @@ _GOES_FOR = re.compile(
 _SET_BACK = re.compile(r"\bset (me|you|us) back\b")
 _HOW_BOUT = re.compile(r"\b(how|what) (bout|abt)\b")
 _SUIT = re.compile(r"\b(suit|suits|suited (to|for)|suitable for)\b")
+# "fit" as the verb of fitting, after the effort it takes ("easy to fit?", "how hard is it
+# to fit"): as the corpus says it ("put in"; no train or dev text says "to fit" so), not a
+# fit check
+_EFFORT_TO_FIT = re.compile(
+    r"\b((hard|harder|easy|easier|difficult|tricky|tough|simple|complicated|a pain)"
+    r"( \w+){0,3}? to) fit\b",
+    re.IGNORECASE,
+)
+
+
+def fitting_said_plainly(text: str) -> str:
+    """``text`` with "fit" after the effort it takes said as "put in" ("easy to fit?")."""
+    return _EFFORT_TO_FIT.sub(r"\1 put in", text)
 
 
 @lru_cache(maxsize=8192)
@@ -50,6 +63,7 @@ def normalize(text: str) -> str:
     words: "forty five") as placeholders."""
     text = _GAVE_UP.sub("quit", spelled_numbers(_APOSTROPHE.sub("", text.lower())))
     text = _SUIT.sub("fit", _SET_BACK.sub("cost", _GOES_FOR.sub(r"\1 cost", text)))
+    text = fitting_said_plainly(text)
     text = _HOW_BOUT.sub(r"\1 about", text)
     text = _PS.sub(" psnum ", text)
     text = _NUMBER.sub(" modelnum ", text)

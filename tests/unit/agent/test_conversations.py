@@ -857,6 +857,39 @@ CONVERSATIONS: dict[str, list[Step]] = {
         ),
         Step("great, ok", calls=NO_TOOLS, lacks=["**Steps**"]),
     ],
+    # -- "fit" as the fitting's verb ----------------------------------------------------
+    "fit-after-the-effort-is-the-fitting": [
+        Step(
+            "do you have a defrost heater for my 10640569011",
+            calls=[
+                ("search_parts", {"query": "defrost heater", "limit": 5, "model": "10640569011"})
+            ],
+        ),
+        Step(
+            "first one - how hard to fit?",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "PS11740459", "model": "10640569011"},
+                )
+            ],
+            has=["how to install"],
+        ),
+        Step(
+            "is it easy to fit on a 10640262010 too",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "PS11740459", "model": "10640262010"},
+                )
+            ],
+        ),
+        # whether it fits is still the fit check
+        Step(
+            "does it fit 10640262010",
+            calls=[("check_compatibility", {"partNumber": "PS11740459", "model": "10640262010"})],
+        ),
+    ],
     # -- prompt injection ---------------------------------------------------------------
     "injection-reveal-prompt": [
         Step(

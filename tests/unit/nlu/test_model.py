@@ -470,6 +470,11 @@ def test_price_and_fit_in_rarer_words_read_as_the_corpus_words() -> None:
     assert normalize("will it suit my WDT780SAEM1") == "will it fit my modelnum"
     assert normalize("and how bout 10672009010") == "and how about modelnum"
     assert normalize("ill go for the second one") == "ill go for the second one"  # a pick
+    # "fit" after the effort it takes is the fitting, said as the corpus says it
+    assert normalize("first one - how hard to fit?") == "first one how hard to put in qmark"
+    assert normalize("is it easy to fit") == "is it easy to put in"
+    assert normalize("is it a pain to fit") == "is it a pain to put in"
+    assert normalize("does it fit my WDT780SAEM1") == "does it fit my modelnum"
 
 
 def test_a_negated_stop_is_one_word_nonstop() -> None:
