@@ -4,8 +4,9 @@ The corpus's dialogues visit a few hundred of the catalog's models; a shopper br
 The sweep takes models at random (seeded) for each symptom of the vocabulary, opens with
 that problem (``diagnose``) or with a part type the model has (``search``), then picks
 every listed part by its place ("the second one", "2") and by what a shopper would call
-it, alone and inside a question or a choice (``NAME_ASKED``: "what about the mounting
-screw", "ok lets go with the install kit"), and after a pick by name asks for its steps,
+it, alone, inside a question or a choice (``NAME_ASKED``: "what about the mounting
+screw", "ok lets go with the install kit") and beside another listed part it is not
+(``NAME_DENIED``: "the assembly not just the nut"), and after a pick by name asks for its steps,
 its fit with another model and its stock; after the second part picked by its place, its
 price, its fit with another model and its fitting, in words that name no part.
 Each turn is judged on its tool call alone: the tool and the part (and model) it is for.
@@ -79,6 +80,13 @@ NAME_ASKED = (
     "ok lets go with the {name}",
     "is the {name} in stock?",
 )
+# A listed part named beside another it is not ("the assembly not just the nut")
+NAME_DENIED = (
+    "the {name} not just the {other}",
+    "the {name}, not the {other}",
+    "not the {other}, the {name}",
+    "the {name} one not the {other} one",
+)
 _WORD = re.compile(r"[a-z]+")
 _APPLIANCE_WORDS = frozenset({"dishwasher", "refrigerator", "fridge", "freezer"})
 
@@ -86,8 +94,8 @@ _APPLIANCE_WORDS = frozenset({"dishwasher", "refrigerator", "fridge", "freezer"}
 @dataclass(frozen=True)
 class Judged:
     kind: str
-    """``open``, ``place``, ``name``, ``name asked`` (the name in a question) or
-    ``follow-up``; on the number path the kind of
+    """``open``, ``place``, ``name``, ``name asked`` (the name in a question), ``name
+    denied`` (beside another listed part it is not) or ``follow-up``; on the number path the kind of
     question (``stock``, ``price``, ``about``, ``fit``, ``install``) or ``follow-up``."""
     said: str
     want: tuple[str, str | None, str | None]
@@ -138,6 +146,17 @@ def names_for(names: list[str], i: int) -> list[str]:
                 continue  # a part listed before has each word (or its plural): that one
             out.append(" ".join(span))
     return sorted(set(out))
+
+
+def _denied_beside(names: list[str], i: int, spans: list[str]) -> list[str]:
+    """What a shopper may call the next listed part when saying the ``i``-th is not it:
+    a span of its name with no word of the ``i``-th's name (none when there is none)."""
+    if not spans or len(names) < 2:
+        return []
+    j = (i + 1) % len(names)
+    mine = set(_WORD.findall(names[i]))
+    others = [o for o in names_for(names, j) if not mine & set(_WORD.findall(o))]
+    return others[:1]
 
 
 def situations(
@@ -215,6 +234,10 @@ async def run_situation(
         picks += [
             ("name asked", NAME_ASKED[(i + k) % len(NAME_ASKED)].format(name=name))
             for k, name in enumerate(spans)
+        ]
+        picks += [
+            ("name denied", NAME_DENIED[i % len(NAME_DENIED)].format(name=spans[0], other=other))
+            for other in _denied_beside(names, i, spans[:1])
         ]
         for kind, said in picks:
             picked = _fork(conv)

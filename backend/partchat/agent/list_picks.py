@@ -32,8 +32,8 @@ _ORDINAL = re.compile(
     rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b(?!\s+(\d|digits?|numbers?|letters?|characters?|bit)\b)|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice)\b|"
     r"\b(?P<c>top|bottom)\s+(one|result|hit|match|pick)\b|\bone (?:at|on) the\s+(?P<d>top|bottom)\b|"
     r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|"
-    # a digit alone, after filler and before courtesy ("2", "ok so 1", "3 pls")
-    rf"^\W*({_FILLER}\W+)*(?P<m>[1-9])\s*(\W+({_COURTESY}))*[.!?]*\s*$|"
+    # a digit alone, after filler and before courtesy ("2", "ok so 1", "3 pls", "the 2")
+    rf"^\W*({_FILLER}\W+)*(the\s+)?(?P<m>[1-9])\s*(\W+({_COURTESY}))*[.!?]*\s*$|"
     # "2nd looks right", "1st pls, price and stock?": an ordinal that opens the message
     rf"^\W*(?P<e>{_ORD[1:-1]})\b(?!\s+(time|of all|thing|off|i\b|we\b|you\b))",
     re.IGNORECASE,
@@ -218,6 +218,9 @@ _GENERIC_WORDS = frozenset(
         "good",
         "perfect",
         "well",
+        # the whole of a part rather than a piece of it ("the whole assembly not just the nut")
+        "whole",
+        "entire",
         # a choice said as a decision ("gonna go w/ the defrost heater", "i'll go
         # with the pump instead", "decided on the hinge")
         "ill",
@@ -787,10 +790,12 @@ def _most_named(items: dict[str, str], text: str) -> list[str]:
 # A few words before a stop, a comma or a dash, and more after them.
 _HEAD = re.compile(r"^\W*((?:\w+\W{0,2}){1,6}?\w+)\s*(?:[.;:!?]+|,|\s[-–—]+)\s*\S")
 
-# "the drain pump one not the circulation one lol": the part denied names nothing picked
+# "the drain pump one not the circulation one lol", "the whole assembly not just the nut":
+# the part denied names nothing picked
 _NOT_THAT_ONE = re.compile(
-    r"\b(not|n'?t) (the|that) (\w+ ){0,3}?(one|part)\b|\bnot (the|that) (\w+\s*){1,3}$|"
-    r"\bnot (the|that|a) \w+( \w+)?(?= *[,.;!?]| but\b)",
+    r"\b(not|n'?t) (just |only )?(the|that) (\w+ ){0,3}?(one|part)\b|"
+    r"\bnot (just |only )?(the|that) (\w+\s*){1,3}$|"
+    r"\bnot (just |only )?(the|that|a) \w+( \w+){0,2}(?= *[,.;!?]| but\b)",
     re.IGNORECASE,
 )
 # "lets see the condenser fan motor", "can i see the pump": asking to be shown a part

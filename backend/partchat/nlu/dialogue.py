@@ -829,7 +829,10 @@ _OF_IT = re.compile(
 
 
 # A listed part's name said after "the" ("the cabinet mount", "the install kit")
-_NAME_AFTER = re.compile(r"\b(?:the|that|this|your) ((?:[a-z0-9'-]+ ?)+)", re.IGNORECASE)
+# (each article starts its own: "the compartment door not just the field install kit")
+_NAME_AFTER = re.compile(
+    r"\b(?:the|that|this|your) ((?:(?!(?:the|that|this|your)\b)[a-z0-9'-]+ ?)+)", re.IGNORECASE
+)
 _WORD = re.compile(r"[a-z0-9']+")
 
 

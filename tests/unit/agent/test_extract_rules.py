@@ -722,7 +722,11 @@ def test_a_closing_thanks_does_not_hide_a_listed_name() -> None:
 def test_a_digit_alone_with_filler_or_courtesy_is_a_place_in_the_list() -> None:
     assert referenced_part(convo("ok so 1")) == "PS11753379"
     assert referenced_part(convo("2 pls")) == "PS11759673"
+    # with its article ("the 2", "ok the 1", "ill take the 2")
+    assert referenced_part(convo("ok the 1")) == "PS11753379"
+    assert referenced_part(convo("i'll take the 2")) == "PS11759673"
     assert referenced_part(convo("i have 2 dishwashers")) is None
+    assert referenced_part(convo("the 2 of them")) is None
 
 
 def test_a_price_read_off_the_list_picks_the_part_at_it() -> None:
@@ -1187,6 +1191,24 @@ def test_a_word_of_one_listed_name_alone_picks_it_and_a_negated_name_does_not() 
     assert referenced_part([*messages, HumanMessage(said)]) == "PS11747612"
     # in the list alone, "assembly" is two parts' word and the nut is ruled out
     assert referenced_part(convo(said, listed)) is None
+
+
+def test_the_whole_of_a_part_beside_a_piece_of_it_denied_picks_the_whole() -> None:
+    listed = AIMessage(
+        "Here's what I found for your DDW261RAB:\n"
+        "1. **Upper Spray Arm Assembly** (PS11747612) · $9.95 · In Stock\n"
+        "2. **Upper Spray Arm Nut** (PS11738161) · $9.95 · In Stock\n"
+        "3. **Wash Arm Support** (PS2099458) · $34.19"
+    )
+    for said in (
+        "the whole assembly",
+        "the entire assembly pls",
+        "the whole assembly not just the nut",
+        "the assembly not only the nut",
+        "not the spray arm nut, the assembly",
+    ):
+        assert referenced_part(convo(said, listed)) == "PS11747612", said
+    assert referenced_part(convo("just the nut", listed)) == "PS11738161"
 
 
 def _found(*parts: tuple[str, str, str]) -> AIMessage:
