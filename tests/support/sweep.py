@@ -148,14 +148,13 @@ def names_for(names: list[str], i: int) -> list[str]:
     return sorted(set(out))
 
 
-def _denied_beside(names: list[str], i: int, spans: list[str]) -> list[str]:
-    """What a shopper may call the next listed part when saying the ``i``-th is not it:
-    a span of its name with no word of the ``i``-th's name (none when there is none)."""
-    if not spans or len(names) < 2:
+def _denied_beside(names: list[str], spans: list[list[str]], i: int) -> list[str]:
+    """What a shopper may call the next listed part when saying the ``i``-th is not it
+    (``spans``: each name's, ``names_for``): a span with no word of the ``i``-th's name."""
+    if not spans[i] or len(names) < 2:
         return []
-    j = (i + 1) % len(names)
     mine = set(_WORD.findall(names[i]))
-    others = [o for o in names_for(names, j) if not mine & set(_WORD.findall(o))]
+    others = [o for o in spans[(i + 1) % len(names)] if not mine & set(_WORD.findall(o))]
     return others[:1]
 
 
@@ -227,9 +226,10 @@ async def run_situation(
         return found
     found.listed = _listed(first.text)
     names = [" ".join(_BOLD.findall(line)).lower() for _, line in found.listed]
+    all_spans = [names_for(names, k) for k in range(len(names))]
     for i, (ps, _) in enumerate(found.listed):
         picks = [("place", f"the {ORDINALS[i]} one"), ("place", str(i + 1))] if i < 5 else []
-        spans = names_for(names, i)
+        spans = all_spans[i]
         picks += [("name", f"the {name}") for name in spans]
         picks += [
             ("name asked", NAME_ASKED[(i + k) % len(NAME_ASKED)].format(name=name))
@@ -237,7 +237,7 @@ async def run_situation(
         ]
         picks += [
             ("name denied", NAME_DENIED[i % len(NAME_DENIED)].format(name=spans[0], other=other))
-            for other in _denied_beside(names, i, spans[:1])
+            for other in _denied_beside(names, all_spans, i)
         ]
         for kind, said in picks:
             picked = _fork(conv)

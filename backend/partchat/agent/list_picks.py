@@ -792,10 +792,11 @@ _HEAD = re.compile(r"^\W*((?:\w+\W{0,2}){1,6}?\w+)\s*(?:[.;:!?]+|,|\s[-–—]+)
 
 # "the drain pump one not the circulation one lol", "the whole assembly not just the nut":
 # the part denied names nothing picked
+_NOT_JUST = r"\bnot (just |only )?"
 _NOT_THAT_ONE = re.compile(
     r"\b(not|n'?t) (just |only )?(the|that) (\w+ ){0,3}?(one|part)\b|"
-    r"\bnot (just |only )?(the|that) (\w+\s*){1,3}$|"
-    r"\bnot (just |only )?(the|that|a) \w+( \w+){0,2}(?= *[,.;!?]| but\b)",
+    rf"{_NOT_JUST}(the|that) (\w+\s*){{1,3}}$|"
+    rf"{_NOT_JUST}(the|that|a) \w+( \w+){{0,2}}(?= *[,.;!?]| but\b)",
     re.IGNORECASE,
 )
 # "lets see the condenser fan motor", "can i see the pump": asking to be shown a part
