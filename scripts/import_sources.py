@@ -184,6 +184,19 @@ def _re_section(text: str, start: str, ends: Iterable[str]) -> str | None:
     return rest[:cut]
 
 
+
+# A list's "Show less" / "... Read more" link text, and stray marks after a number
+_LINK_TAIL = re.compile(r"\s*(\.\.\.\s*)?(show (less|more)|read more)\s*$", re.IGNORECASE)
+_NUMBER_SHAPE = re.compile(r"[A-Z0-9][A-Z0-9./#-]*( [A-Z0-9./#-]+)?")
+
+
+def _replaced_number(text: str) -> str | None:
+    """A replaced-number list's item as a number ("WS7201 Show less" → "WS7201"), or None
+    for the repair stories some source rows carry in that column ("laid it on its side",
+    "Simple fix"): a number is upper case, at most two pieces, no sentence marks."""
+    item = re.sub(r"[^A-Za-z0-9]+$", "", _LINK_TAIL.sub("", text))
+    return item if _NUMBER_SHAPE.fullmatch(item) else None
+
 class Importer:
     def __init__(self, src: Path) -> None:
         self.src = src
@@ -474,7 +487,7 @@ class Importer:
             name = clean_text(name) or name
             mfr_k = number_key(mfr) if mfr else ""
             replaces: dict[str, str] = {}
-            for rep in raw.replaces:
+            for rep in filter(None, map(_replaced_number, raw.replaces)):
                 k = number_key(rep)
                 if k and k != mfr_k and k != ps and k not in replaces:
                     replaces[k] = rep.upper().replace(" ", "")

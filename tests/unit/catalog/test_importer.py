@@ -2,10 +2,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
-from scripts.import_sources import guide_catalog_types, symptom_records  # the developer ETL
+from scripts.import_sources import (  # the developer ETL
+    _replaced_number,
+    guide_catalog_types,
+    symptom_records,
+)
 
 from partchat.catalog.normalize import (
     clean_text,
@@ -52,6 +57,25 @@ def test_cleaning_helpers() -> None:
     assert phrase_key("Won’t Start") == phrase_key("won't start") == "wont start"
 
 
+@pytest.mark.parametrize(
+    ("item", "number"),
+    [
+        ("WS7201 Show less", "WS7201"),
+        ("WPW10376691", "WPW10376691"),
+        ("WR30X 10093", "WR30X 10093"),
+        ("732132000@", "732132000"),
+        ("MWF", "MWF"),
+        ("Simple fix", None),
+        ("laid it on its side", None),
+        ("LIFT UP on housing", None),
+        ("it was qu ... Read more", None),
+        ("... Read more", None),
+    ],
+)
+def test_a_replaced_number_is_a_number_not_a_review(item: str, number: str | None) -> None:
+    assert _replaced_number(item) == number
+
+
 def test_guide_types_map_to_catalog_types() -> None:
     assert guide_catalog_types(["Drain Pump & Motor"])[0] == "Drain Pump"
     assert "Door Latch" in guide_catalog_types(["Door Latch Or Door Latch Switch"])
@@ -76,6 +100,9 @@ def test_shipped_data_is_sorted_and_clean() -> None:
             assert v is None or (v == v.strip() and "’" not in v)
         assert p["price_cents"] is None or isinstance(p["price_cents"], int)
         assert set(p["appliances"]) <= {"refrigerator", "dishwasher"} and p["appliances"]
+        # replaced numbers are numbers: no list link text, no repair story from a review
+        assert all(re.fullmatch(r"[A-Z0-9][A-Z0-9./#-]{0,30}", r) for r in p["replaces"])
+        assert not any(r.endswith(("SHOWLESS", "READMORE")) for r in p["replaces"])
     with gzip.open(DATA_DIR / "compatibility.jsonl.gz", "rt", encoding="utf-8") as fh:
         pairs = {(r["part"], r["model"]) for r in map(json.loads, fh)}
     assert ("PS11752778", "WDT780SAEM1") not in pairs
