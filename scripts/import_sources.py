@@ -184,7 +184,6 @@ def _re_section(text: str, start: str, ends: Iterable[str]) -> str | None:
     return rest[:cut]
 
 
-
 # A list's "Show less" / "... Read more" link text, and stray marks after a number
 _LINK_TAIL = re.compile(r"\s*(\.\.\.\s*)?(show (less|more)|read more)\s*$", re.IGNORECASE)
 _NUMBER_SHAPE = re.compile(r"[A-Z0-9][A-Z0-9./#-]*( [A-Z0-9./#-]+)?")
@@ -196,6 +195,7 @@ def _replaced_number(text: str) -> str | None:
     "Simple fix"): a number is upper case, at most two pieces, no sentence marks."""
     item = re.sub(r"[^A-Za-z0-9]+$", "", _LINK_TAIL.sub("", text))
     return item if _NUMBER_SHAPE.fullmatch(item) else None
+
 
 class Importer:
     def __init__(self, src: Path) -> None:

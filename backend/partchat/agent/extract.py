@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.agent.context_rules import apply_extraction, merged_symptoms, moved_to
-from partchat.agent.list_picks import referenced_part
+from partchat.agent.list_picks import place_past_the_end, referenced_part
 from partchat.agent.state import AgentState
 from partchat.catalog.types import CatalogReader
 from partchat.nlu.dialogue import (
     ANSWER,
     NO_MODEL,
+    PAST_THE_END,
     awaits_reply,
     bare,
     corrected_compartment,
@@ -26,6 +27,7 @@ from partchat.nlu.dialogue import (
     only_gives_a_model,
     only_names_the_appliance,
     resolve_intent,
+    tells_appliance,
     what_is_said,
 )
 from partchat.nlu.extraction import Extraction, extract
@@ -129,6 +131,13 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             states_symptom=states_symptom,
             known_model=any(m["known"] for m in found["models"]),
         )
+        if (
+            not picked
+            and not found["part_numbers"]
+            and not found["unknown_part_numbers"]
+            and place_past_the_end(seen, await catalog.part_number_pattern()) is not None
+        ):
+            update["intent"] = PAST_THE_END  # "the 7th one" after five parts
         if update.get("model_changed_from") and names_another_appliance(said):
             # "does it fit my sister's WDT780SAEM1 too?": that model is the one in question
             # now, but it is not the shopper's own, so no "switched your model" note
@@ -157,8 +166,9 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         ) and update["intent"] in ("search", "details", "compat", "diagnose", "install")
         if update.get("appliance_type") is None and reading.symptom_ids:
             implied = {sid.split("/", 1)[0] for sid in reading.symptom_ids}
-            if len(implied) == 1:
-                update["appliance_type"] = implied.pop()  # type: ignore[typeddict-item]
+            if len(implied) == 1 and tells_appliance(said, app := implied.pop()):
+                # "the dishes come out wet": the dishwasher; "wont drain" alone: which one?
+                update["appliance_type"] = app  # type: ignore[typeddict-item]
         newly_known = state.get("appliance_type") is None and update.get("appliance_type")
         if update["intent"] == "diagnose" and (newly_known or not update.get("symptoms")):
             update["symptoms"] = await _earlier_symptoms(messages, update, catalog, understanding)

@@ -23,15 +23,20 @@ from partchat.nlu.features import FITTED_IN, part_type_named, part_types_said
 _PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
 _ORDINALS = {
     "first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
-    "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1, "top": 0, "bottom": -1,
+    "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "sixth": 5, "6th": 5, "seventh": 6,
+    "7th": 6, "eighth": 7, "8th": 7, "ninth": 8, "9th": 8, "tenth": 9, "10th": 9,
+    "last": -1, "top": 0, "bottom": -1,
 }  # fmt: skip
-_ORD = r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)"
+_ORD = (
+    r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|sixth|6th|seventh|7th|eighth|8th|"
+    r"ninth|9th|tenth|10th|last)"
+)
 _FILLER = r"(ok(ay)?|so|um+|uh+|h+m+|well|and|then|yes|yeah|yep|lets? (go with|do|try)|go with|i'?ll take|take)"
 _COURTESY = r"pls|plz|please|thanks?|thx|ty|then"
 _ORDINAL = re.compile(
-    rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b(?!\s+(\d|digits?|numbers?|letters?|characters?|bit)\b)|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice)\b|"
+    rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b(?!\s+(\d|digits?|numbers?|letters?|characters?|bit)\b)|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice|result|hit|match|entry|listing|pick|suggestion)\b|"
     r"\b(?P<c>top|bottom)\s+(one|result|hit|match|pick)\b|\bone (?:at|on) the\s+(?P<d>top|bottom)\b|"
-    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five)\b|"
+    r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five|six|seven)\b|"
     # a digit alone, after filler and before courtesy ("2", "ok so 1", "3 pls", "the 2")
     rf"^\W*({_FILLER}\W+)*(the\s+)?(?P<m>[1-9])\s*(\W+({_COURTESY}))*[.!?]*\s*$|"
     # "2nd looks right", "1st pls, price and stock?": an ordinal that opens the message
@@ -43,6 +48,13 @@ _ORDINAL = re.compile(
 def points_at_a_place(text: str) -> bool:
     """The message points at a place in a list ("the second thing on your list")."""
     return _ORDINAL.search(text) is not None
+
+
+def _place(said: re.Match[str]) -> int:
+    """The list index an ``_ORDINAL`` match points at (-1: the last)."""
+    word = said["a"] or said["b"] or said["c"] or said["d"] or said["e"]
+    number = said["n"] or said["m"] or ""
+    return _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
 
 
 # "ok that one", "yes this one please": a pick with nothing but the pointing word
@@ -65,7 +77,7 @@ _WITH_DIGITS = re.compile(r"\b\w*\d\w*\b")  # a model or part number: no name's 
 _SEARCH_LIST = re.compile(r"\bHere's what I found\b")
 # "tell me more about that one", "price on this one"
 _ABOUT_THAT_ONE = re.compile(r"\b(about|of) (that|this) one\b(?!\s+\w+\s+(is|was)\b)", re.I)
-_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5} | {
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7} | {
     str(i): i for i in range(1, 10)
 }
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -422,6 +434,41 @@ def referenced_part(
     return pointed
 
 
+def place_past_the_end(
+    messages: Sequence[BaseMessage], numbers: re.Pattern[str] = _PS_IN_TEXT
+) -> int | None:
+    """How many parts the newest list has, when the newest user message points at a place
+    that none of the lists of the last three answers has ("the 7th one", "lets go with
+    the 9" after five parts): the shopper is told how many there are, not shown the list
+    again. None when the place is listed, or the message names a part type or a price."""
+    if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
+        return None
+    text = str(messages[-1].text)
+    said = _ORDINAL.search(text)
+    if (
+        said is None
+        or _A_DATE.search(text)
+        or _OTHER.search(text)
+        or _BY_PRICE.search(text)
+        or _named_words(_ORDINAL.sub(" ", text)) & _part_type_stems()
+    ):
+        return None
+    index = _place(said)
+    answers = [m for m in messages[-7:-1] if isinstance(m, AIMessage)][-3:]
+    sizes = [len(_listed(m.text, numbers)[0]) for m in answers if _is_list(m.text, numbers)]
+    if not sizes or index < 0 or any(index < size for size in sizes):
+        return None
+    return sizes[-1]
+
+
+# "can it be here by the 9th", "the 7th of december": a day, not a place in a list
+_A_DATE = re.compile(
+    r"\b(by|on|before|until|till|after|from|for) the \d{1,2}(st|nd|rd|th)\b|"
+    r"\b\d{1,2}(st|nd|rd|th) of\b|\bof the month\b",
+    re.IGNORECASE,
+)
+
+
 # "is that one any cheaper": no word of a name (elsewhere "any of those …" asks for a type)
 _ANY = re.compile(r"\bany\b", re.IGNORECASE)
 # The part asked about first, of several shown one at a time
@@ -649,9 +696,7 @@ def _pointed(
         return wanted()[0]
     m = place_said
     if m:
-        word = m["a"] or m["b"] or m["c"] or m["d"] or m["e"]
-        number = m["n"] or m["m"] or ""
-        index = _ORDINALS[word.lower()] if word else _NUMBERS[number.lower()] - 1
+        index = _place(m)
         placed = numbers[index] if -len(numbers) <= index < len(numbers) else None
         # "the second one, the drain hose" where the hose is third: the name the shopper
         # read off the list is surer than their count

@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from partchat.agent import offline_writer as w
-from partchat.agent.list_picks import THAT_ONE, points_at_a_place
+from partchat.agent.list_picks import THAT_ONE, place_past_the_end, points_at_a_place
 from partchat.agent.offline_reading import (
     _APPLIANCE_ONLY,
     _BRAND,
@@ -30,7 +30,7 @@ from partchat.agent.offline_reading import (
     part_arg_of,
 )
 from partchat.nlu import rules
-from partchat.nlu.dialogue import JOBS
+from partchat.nlu.dialogue import JOBS, PAST_THE_END
 from partchat.nlu.features import part_type_named
 
 
@@ -85,6 +85,9 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
             return price_checked(stated, None)
         if read in _CANNED:
             return _Plan(_CANNED[read])
+        if read == PAST_THE_END:
+            upto = [*messages[: _index_of(messages, newest)], newest]
+            return _Plan(w.past_the_end(place_past_the_end(upto) or 1))
         intent = read if read in JOBS else None
     else:
         canned = _canned_by_rules(text, in_scope)
@@ -251,6 +254,11 @@ def _canned_by_rules(text: str, in_scope: bool) -> str | None:
     if other or (rules.CHITCHAT.search(text) and not in_scope):
         return w.OUT_OF_SCOPE
     return None
+
+
+def _index_of(messages: Sequence[BaseMessage], newest: HumanMessage) -> int:
+    """Where ``newest`` is in ``messages`` (their end when it is not there)."""
+    return next((i for i, m in enumerate(messages) if m is newest), len(messages))
 
 
 def _with_model(args: dict[str, Any], model: str | None) -> dict[str, Any]:

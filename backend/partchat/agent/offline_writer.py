@@ -72,6 +72,16 @@ NO_MODEL = (
 )
 
 
+def past_the_end(listed: int) -> str:
+    """A place in a list beyond its end ("the 7th one" after five parts)."""
+    parts = "one part" if listed == 1 else f"{listed} parts"
+    places = "" if listed == 1 else f" (1 to {listed})"
+    return (
+        f"I only listed {parts} there. Which one do you mean? Tell me its place in the "
+        f"list{places}, its name or its part number."
+    )
+
+
 def ask_model(purpose: str) -> str:
     return f"Could you tell me your appliance's **model number** {purpose}? {MODEL_HINT}"
 
@@ -106,12 +116,20 @@ def ask_appliance() -> str:
     )
 
 
+_SYMPTOM_EXAMPLES = {
+    "refrigerator": "not cooling, too cold, leaking, noisy, frost build-up, ice maker not making ice",
+    "dishwasher": "not draining, not cleaning, not drying, leaking, noisy, won't start",
+}
+
+
 def ask_symptom(appliance: str | None) -> str:
     what = appliance or "appliance"
+    examples = _SYMPTOM_EXAMPLES.get(
+        what, "not draining, leaking, noisy, not cooling, ice maker not making ice, won't start"
+    )
     return (
-        f"What exactly is your {what} doing? For example: not draining, leaking, noisy, not "
-        "cooling, ice maker not making ice, won't start. The more specific, the better I can "
-        "narrow down the part."
+        f"What exactly is your {what} doing? For example: {examples}. The more specific, the "
+        "better I can narrow down the part."
     )
 
 

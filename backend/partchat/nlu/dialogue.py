@@ -392,6 +392,8 @@ _LACKS_IT = re.compile(
 )
 _ASKED_MODEL = re.compile(r"\*\*model number\*\*[^\n]*\?", re.IGNORECASE)
 NO_MODEL = "no_model"
+# A place in a list the lists lack ("the 7th one" after five parts): how many there are
+PAST_THE_END = "past_the_end"
 
 
 def lacks_model(text: str, messages: Sequence[BaseMessage] = ()) -> bool:
@@ -407,7 +409,9 @@ def lacks_model(text: str, messages: Sequence[BaseMessage] = ()) -> bool:
 # after it ("how much", "is it in stock?").
 _COURTESY = re.compile(
     r"^\W*((ok(ay)?|great|cool|awesome|perfect|nice|thanks?|thank you|thx|ty|tysm|tyvm|cheers|ta|"
-    r"sweet|brilliant|lovely|gotcha|alright|appreciate it|so much|a lot|a bunch|a ton)\W+)+",
+    r"sweet|brilliant|lovely|gotcha|alright|appreciate it|so much|a lot|a bunch|a ton|"
+    # thanks in the shopper's own language ("gracias, how much is the first one")
+    r"(muchas )?gracias|merci( beaucoup)?|danke( sch(o|oe|ö)n)?|grazie|obrigad[oa])\W+)+",
     re.IGNORECASE,
 )
 _QUESTION = re.compile(
@@ -519,7 +523,7 @@ def thanks_with_a_plan(text: str) -> bool:
 # hinge please"): the words before it are what the message says.
 _CLOSING_COURTESY = re.compile(
     r"(\W+(thanks?|thank (you|u)|thx|ty|tysm|cheers|pl(ea)?se?|plz|pls|so much|a lot|a ton|"
-    r"very much|in advance|again))+\W*$",
+    r"very much|in advance|again|gracias|merci|danke|grazie|por favor|s'?il (vous|te) pla[iî]t))+\W*$",
     re.IGNORECASE,
 )
 
@@ -754,6 +758,34 @@ def _gave_asked_appliance(messages: Sequence[BaseMessage]) -> bool:
         and _appliance_first(text)
         and not part_type_named(text)
     )
+
+
+# Things only one appliance holds or does, in the shopper's words: a problem the symptom
+# vocabulary has for one appliance only ("wont drain", "door wont latch", "light stays
+# dark", "smells burnt") says which appliance it is only with one of them ("the dishes
+# come out wet", "frost on the back wall"); without, a fridge's clogged defrost drain or
+# its latch and light are as likely, and the shopper is asked.
+_HOLDS = {
+    "dishwasher": re.compile(
+        r"\b(dish(es)?|plates?|glass(es|ware)?|cups?|bowls?|pots?|pans?|silverware|cutlery|"
+        r"utensils?|tupperware|loads?|wash(es|ed|ing)?|rins(e|es|ed|ing)|detergent|soap|"
+        r"pods?|tablets?|racks?|spray ?arms?|tub|drying)\b",
+        re.IGNORECASE,
+    ),
+    "refrigerator": re.compile(
+        r"\b(ice|icy|icing|cubes?|freezers?|frost(y|ed|ing)?|frozen|freez(e|es|ing)|"
+        r"defrost(s|ing)?|food|milk|drinks?|beers?|produce|veggies|vegetables|lettuce|meat|"
+        r"leftovers|cold|cool(s|ing)?|chill(s|ed|ing|y)?|warm(er|ing)?|temp(erature)?s?|"
+        r"degrees|dispenser|crisper|condenser|compressor|evaporator)\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+def tells_appliance(text: str, appliance: str) -> bool:
+    """The message names a thing only ``appliance`` holds or does (see ``_HOLDS``)."""
+    holds = _HOLDS.get(appliance)
+    return holds is not None and holds.search(text) is not None
 
 
 def only_names_the_appliance(text: str, messages: Sequence[BaseMessage]) -> bool:
@@ -1230,7 +1262,8 @@ def resolve_intent(
     if intent in ("thanks", "greeting") and (rest := _after_courtesy(text)):
         # "ok great, how much", "thanks, how do i install it": the question is the job
         asked = intent_of(rest, understanding)
-        if asked in JOBS:
+        if asked in JOBS or (picked_part and asked in _PICKING):
+            # ("thanks, how much is the first one": a question about a listed part)
             return resolve_intent(
                 asked, messages, understanding, picked_part=picked_part, names_part=names_part
             )

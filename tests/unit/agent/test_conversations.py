@@ -857,6 +857,64 @@ CONVERSATIONS: dict[str, list[Step]] = {
         ),
         Step("great, ok", calls=NO_TOOLS, lacks=["**Steps**"]),
     ],
+    # -- a place past the end of a list ------------------------------------------------
+    "a-place-past-the-end-of-a-list-says-how-many": [
+        Step(
+            "do u have drain hoses for 2214715N710",
+            calls=[("search_parts", {"query": "drain hoses", "limit": 5, "model": "2214715N710"})],
+        ),
+        Step("the 7th one", calls=NO_TOOLS, has=["I only listed 5 parts", "(1 to 5)"]),
+        Step("ok lets go with the 9", calls=NO_TOOLS, has=["I only listed 5 parts"]),
+        Step(
+            "the 2nd one",
+            calls=[("get_part_details", {"partNumber": "PS11756139", "model": "2214715N710"})],
+        ),
+        # a day of the month is no place in a list
+        Step("can it get here by the 9th", lacks=["I only listed"]),
+    ],
+    # -- thanks, then a question ---------------------------------------------------------
+    "thanks-in-spanish-then-a-question-about-a-listed-part": [
+        Step(
+            "need the drain pump for LG LDF7774BD",
+            calls=[("search_parts", {"query": "drain pump", "limit": 5, "model": "LDF7774BD"})],
+        ),
+        Step(
+            "gracias, how much is the first one",
+            calls=[("get_part_details", {"partNumber": "PS11706890", "model": "LDF7774BD"})],
+            lacks=["You're welcome"],
+        ),
+    ],
+    # -- which appliance, when only the symptom vocabulary would say -----------------------
+    "a-problem-both-appliances-can-have-asks-which-appliance": [
+        Step(
+            "wont drain, theres still water in the bottom every morning",
+            calls=NO_TOOLS,
+            has=["**refrigerator** or a **dishwasher**"],
+        ),
+        Step(
+            "the dishwasher",
+            calls=[("diagnose_repair", {"symptoms": ["Not draining"], "appliance": "dishwasher"})],
+        ),
+    ],
+    "a-thing-only-one-appliance-holds-tells-which": [
+        Step(
+            "the dishes come out soaking wet every load",
+            calls=[
+                (
+                    "diagnose_repair",
+                    {"symptoms": ["Not drying dishes properly"], "appliance": "dishwasher"},
+                )
+            ],
+        ),
+    ],
+    "frost-on-the-back-wall-is-a-fridge": [
+        Step(
+            "thick frost all over the back wall, getting worse",
+            calls=[
+                ("diagnose_repair", {"symptoms": ["Frost buildup"], "appliance": "refrigerator"})
+            ],
+        ),
+    ],
     # -- "fit" as the fitting's verb ----------------------------------------------------
     "fit-after-the-effort-is-the-fitting": [
         Step(

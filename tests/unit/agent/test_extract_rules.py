@@ -12,11 +12,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.agent.context_rules import apply_extraction, merged_symptoms, moved_to
 from partchat.agent.extract import confirmed_suggestion, make_extract_node
-from partchat.agent.list_picks import referenced_part
+from partchat.agent.list_picks import place_past_the_end, referenced_part
 from partchat.agent.prompts import context_block
 from partchat.agent.state import AgentState, turn_input
 from partchat.catalog import Catalog
 from partchat.catalog.types import Appliance
+from partchat.nlu.dialogue import tells_appliance
 from partchat.nlu.extraction import Extraction, ModelMention, extract
 from partchat.nlu.model import Understanding
 from partchat.protocol.shapes import empty_context
@@ -1247,3 +1248,36 @@ _HINGES = _found(
 )  # fmt: skip
 def test_a_pick_from_a_search_list(listing: AIMessage, said: str, expected: str) -> None:
     assert referenced_part(convo(said, listing)) == expected
+
+
+def test_a_place_past_the_end_of_the_list_gives_its_length() -> None:
+    # LIST_ANSWER lists three parts
+    for text in ("the 7th one", "ok lets go with the 9", "the fifth one pls", "number 4", "#6"):
+        assert place_past_the_end(convo(text)) == 3, text
+        assert referenced_part(convo(text)) is None, text
+    for text in (
+        "the 3rd one",  # listed
+        "the last one",
+        "can it be here by the 9th",  # a day
+        "the 5th of december works",
+        "the fifth drain hose",  # a part type: a search
+        "hi",
+    ):
+        assert place_past_the_end(convo(text)) is None, text
+    assert place_past_the_end(convo("the 7th one", AIMessage("Hi there!"))) is None
+
+
+def test_a_thing_only_one_appliance_holds_tells_it() -> None:
+    assert tells_appliance("the dishes come out soaking wet", "dishwasher")
+    assert tells_appliance("water wont go out of it after the wash", "dishwasher")
+    assert tells_appliance("thick frost on the back wall", "refrigerator")
+    assert tells_appliance("milk goes off in two days", "refrigerator")
+    assert not tells_appliance("wont drain, theres water in the bottom", "dishwasher")
+    assert not tells_appliance("the light inside stays dark", "refrigerator")
+    assert not tells_appliance("the door latch is broken", "dishwasher")
+    assert not tells_appliance("the dishes come out soaking wet", "refrigerator")
+
+
+def test_a_place_said_as_a_result_or_a_match_is_a_place() -> None:
+    assert referenced_part(convo("ok show me that first result")) == "PS11753379"
+    assert referenced_part(convo("the second match pls")) == "PS11759673"
