@@ -74,11 +74,14 @@ NO_MODEL = (
 
 def past_the_end(listed: int) -> str:
     """A place in a list beyond its end ("the 7th one" after five parts)."""
-    parts = "one part" if listed == 1 else f"{listed} parts"
-    places = "" if listed == 1 else f" (1 to {listed})"
+    if listed == 1:
+        return (
+            'I only listed one part there: say "that one" for it, or tell me the name or '
+            "part number of the part you're after."
+        )
     return (
-        f"I only listed {parts} there. Which one do you mean? Tell me its place in the "
-        f"list{places}, its name or its part number."
+        f"I only listed {listed} parts there. Which one do you mean? Tell me its place in "
+        f"the list (1 to {listed}), its name or its part number."
     )
 
 

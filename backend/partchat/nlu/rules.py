@@ -329,7 +329,8 @@ ORDERS = re.compile(
 # A receipt read for a number or a name ("the number off my old receipt", "its just called
 # valve access on my receipt"): where the shopper read it, not a question about an order.
 _RECEIPT_AS_SOURCE = re.compile(
-    r"\b(on|off|from|in|per)\s+(my|the|our|a)?\s*(old\s+)?(receipt|reciept)\b", re.IGNORECASE
+    r"\b(on|off|from|in|per)\s+(my|the|our|an?|this|that)?\s*(old\s+)?(receipt|reciept)\b",
+    re.IGNORECASE,
 )
 
 # Whether a given part fits a given model ("fits", "compatible", "works with").

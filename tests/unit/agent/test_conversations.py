@@ -872,6 +872,22 @@ CONVERSATIONS: dict[str, list[Step]] = {
         # a day of the month is no place in a list
         Step("can it get here by the 9th", lacks=["I only listed"]),
     ],
+    "a-place-past-a-list-of-one-offers-that-one": [
+        Step(
+            "bosch dishwasher 63016302404 not filling with water at all",
+            calls=[
+                (
+                    "diagnose_repair",
+                    {"symptoms": ["Will not fill with water"], "model": "63016302404"},
+                )
+            ],
+        ),
+        Step("2", calls=NO_TOOLS, has=["I only listed one part there"], lacks=["1 to"]),
+        Step(
+            "that one",
+            calls=[("get_part_details", {"partNumber": "PS8697040", "model": "63016302404"})],
+        ),
+    ],
     # -- thanks, then a question ---------------------------------------------------------
     "thanks-in-spanish-then-a-question-about-a-listed-part": [
         Step(

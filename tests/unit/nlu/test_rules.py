@@ -202,6 +202,7 @@ def test_a_rule_decides(text: str, intent: str) -> None:
         # a receipt read for a number is no order
         "hang on thats the number off my old receipt, the sticker inside says 10672002011",
         "wait what even is that part exactly, its just called valve access on my receipt",
+        "whats 5304475570? found it on an old receipt",
         # a shipping question beside a problem is the problem's
         "leaking under the door, what part do i need and do you ship to canada?",
         # "when … come" out of, or on: the appliance's trouble
