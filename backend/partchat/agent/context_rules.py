@@ -72,6 +72,7 @@ def apply_extraction(
         model_changed_from=None,
         unknown_model=None,
         model_suggestions=[],
+        other_models=[],
         unknown_part=None,
         mentioned_part=None,
     )
@@ -89,6 +90,8 @@ def apply_extraction(
                 update["model_changed_from"] = model
             model = chosen["model"]
         new_appliance = new_appliance or chosen["appliance"]
+        others = [m["model"] for m in known[:-1] if m["model"] != chosen["model"]]
+        update["other_models"] = list(dict.fromkeys(others))[-2:]
     elif unknown:
         update["unknown_model"] = unknown[-1]["model"]
         update["model_suggestions"] = unknown[-1]["suggestions"]

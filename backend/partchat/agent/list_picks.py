@@ -99,7 +99,8 @@ _BY_PRICE = re.compile(
 _STOCKED = r"in stock|available|ships? (today|now|right away|straight away|fastest|soonest)"
 _BY_STOCK = re.compile(
     r"\b(the|whichever|which ever)\s+((ones?|part)\s+|of (those|these|them|the)\s+(\w+\s+)?)?"
-    rf"((that'?s|thats|that is|which is|is|you have|that|which|you can)\s+)?"
+    rf"((that'?s|thats|that is|which is|is|you ((actually|really|currently) )?(have|got)|that|which|"
+    r"you can)\s+)?"
     rf"((actually|really|currently|still)\s+)?({_STOCKED})\b|"
     r"\bthe (in[- ]stock|available) (one|part)\b|"
     # "which one's actually in stock", "which of those is available"
@@ -620,7 +621,8 @@ def _pointed(
         if not stocked:
             # none of the kind asked for is: the one listed that is
             stocked = [ps for ps in numbers if _IN_STOCK.search(items_lines[ps])]
-        return stocked[0] if len(stocked) == 1 else None
+        # (several in stock: the first, as lists go most likely or best match first)
+        return stocked[0] if stocked else None
     said = {float(v) for v in _PRICE_SAID.findall(text)}
     if said and prices and _is_list(listing, pattern):
         # "the 41.95 one": the listed part at the price the shopper read off the list

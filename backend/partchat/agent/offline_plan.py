@@ -159,7 +159,13 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
             return _Plan(calls=[("get_part_details", {"partNumber": unknown_part})])
         if not model:
             return _Plan(w.ask_model("so I can check the fit"))
-        return _Plan(calls=[("check_compatibility", {"partNumber": part_arg, "model": model})])
+        # "fits both? D1426DB1 and LDF7811BB01": each model named, in the order said
+        models = [*(_value(ctx, "other models named in this message") or "").split(", "), model]
+        return _Plan(
+            calls=[
+                ("check_compatibility", {"partNumber": part_arg, "model": m}) for m in models if m
+            ]
+        )
     if intent == "diagnose":
         if not model and not appliance:
             return _Plan(w.ask_appliance())

@@ -415,8 +415,52 @@ def write_extraction(result: dict[str, Any]) -> str:
     )
 
 
+def write_compatibilities(results: list[dict[str, Any]]) -> str:
+    """One part checked against several models ("fits both? D1426DB1 and LDF7811BB01"):
+    the part once, then a line a model."""
+    card = results[0]["part"]
+    offer = _price_stock(card)
+    lines = [f"The {_name(card)}" + (f" · {offer}" if offer else "") + ":"]
+    for result in results:
+        info = result.get("modelInfo") or {}
+        what = " ".join(str(x) for x in (info.get("brand"), info.get("appliance")) if x)
+        yours = f"your **{result['model']}**" + (f" ({what})" if what else "")
+        if result["status"] == "fits":
+            how = (
+                "your model's full parts list"
+                if result.get("evidence") == "model_page"
+                else "the part's list of compatible models"
+            )
+            lines.append(f"- **fits** {yours}, by {how}")
+        elif result.get("evidence") == "model_page":
+            lines.append(
+                f"- is **not** on {yours}'s complete parts list: it most likely does not fit"
+            )
+        else:
+            lines.append(
+                f"- is **not listed** for {yours}: the part's list is not complete, so I can't confirm it"
+            )
+    text = "\n".join(lines)
+    if any(r["status"] == "fits" for r in results):
+        video = _video(card)
+        text += (f"\n\n{video}" if video else "") + "\n\nWant the installation steps?"
+    return text
+
+
+def _several_fits(results: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> bool:
+    """Every result is a fit check of the same known part and model, two or more."""
+    checks = [r for name, _, r in results if name == "check_compatibility" and r.get("ok")]
+    return (
+        len(checks) == len(results) > 1
+        and all(r["status"] in ("fits", "not_listed") and r.get("part") for r in checks)
+        and len({r["part"]["partNumber"] for r in checks}) == 1
+    )
+
+
 def write_answer(results: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> str:
     """One answer from this round's (tool name, arguments, result) triples."""
+    if _several_fits(results):
+        return write_compatibilities([r for _, _, r in results])
     texts = []
     for name, args, result in results:
         if not result.get("ok"):

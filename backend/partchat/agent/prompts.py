@@ -50,6 +50,8 @@ def context_block(state: AgentState) -> str:
     if state.get("unknown_model"):
         suggestions = ", ".join(state.get("model_suggestions") or []) or "none"
         lines.append(f"- Unknown model: {state.get('unknown_model')} (did you mean: {suggestions})")
+    if state.get("other_models"):
+        lines.append(f"- Other models named in this message: {', '.join(state['other_models'])}")
     if state.get("mentioned_part"):
         lines.append(f"- Part named in this message: {state.get('mentioned_part')}")
     if state.get("unknown_part"):

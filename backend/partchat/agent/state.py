@@ -28,6 +28,9 @@ class AgentState(TypedDict, total=False):
     """A model-shaped number from this turn that the catalog does not know."""
     model_suggestions: list[str]
     """Near matches for ``unknown_model``."""
+    other_models: list[str]
+    """The other known models this turn's message named beside ``product_model`` (the
+    last one named): "fits both? D1426DB1 and LDF7811BB01"."""
     unknown_part: str | None
     """A part number from this turn that the catalog does not know."""
     mentioned_part: str | None
@@ -56,6 +59,7 @@ def turn_input(context: Context) -> AgentState:
         model_changed_from=None,
         unknown_model=None,
         model_suggestions=[],
+        other_models=[],
         unknown_part=None,
         mentioned_part=None,
         continues=False,

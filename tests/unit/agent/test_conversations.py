@@ -888,6 +888,28 @@ CONVERSATIONS: dict[str, list[Step]] = {
             calls=[("get_part_details", {"partNumber": "PS8697040", "model": "63016302404"})],
         ),
     ],
+    # -- one part, two models ------------------------------------------------------------
+    "one-part-checked-against-two-models-at-once": [
+        Step(
+            "i have two LG dishwashers, D1426DB1 and LDF7811BB01, does PS11706890 fit both?",
+            calls=[
+                ("check_compatibility", {"partNumber": "PS11706890", "model": "D1426DB1"}),
+                ("check_compatibility", {"partNumber": "PS11706890", "model": "LDF7811BB01"}),
+            ],
+            matches=[
+                r"^- \*\*fits\*\* your \*\*D1426DB1\*\*",
+                r"^- is \*\*not listed\*\* for your \*\*LDF7811BB01\*\*",
+            ],
+        ),
+        Step(
+            "does PS11759673 fit 2214715N710? and what about 2217383N710",
+            calls=[
+                ("check_compatibility", {"partNumber": "PS11759673", "model": "2214715N710"}),
+                ("check_compatibility", {"partNumber": "PS11759673", "model": "2217383N710"}),
+            ],
+            has=["Want the installation steps?"],
+        ),
+    ],
     # -- thanks, then a question ---------------------------------------------------------
     "thanks-in-spanish-then-a-question-about-a-listed-part": [
         Step(

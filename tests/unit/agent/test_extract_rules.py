@@ -82,9 +82,14 @@ def test_the_same_model_again_is_not_a_change() -> None:
     assert out["product_model"] == "WDT780SAEM1"
 
 
-def test_the_last_known_model_of_a_message_wins() -> None:
+def test_the_last_known_model_of_a_message_wins_and_the_others_are_kept_for_the_turn() -> None:
     out = apply_extraction(state(), found(models=[mention("WDT780SAEM1"), mention("WDF520PADM7")]))
     assert out["product_model"] == "WDF520PADM7"
+    assert out["other_models"] == ["WDT780SAEM1"]
+    assert "Other models named in this message: WDT780SAEM1" in context_block({**state(), **out})
+    again = apply_extraction(out, found(models=[mention("WDF520PADM7")]))
+    assert again["other_models"] == []
+    assert "Other models" not in context_block({**out, **again})
 
 
 def test_an_unknown_model_keeps_the_old_one_and_carries_suggestions() -> None:
@@ -658,7 +663,7 @@ def test_change_it_and_interjections_around_a_listed_name() -> None:
     assert referenced_part(convo("price?", fit)) is None
 
 
-def test_the_one_in_stock_is_the_only_listed_part_in_stock() -> None:
+def test_the_one_in_stock_is_the_first_listed_part_in_stock() -> None:
     arms = AIMessage(
         "1. **SPRAY ARM** (PS8703130) · $63.03 · In Stock\n"
         "2. **SPRAY ARM** (PS8715035) · $21.55 · Special Order"
@@ -666,7 +671,13 @@ def test_the_one_in_stock_is_the_only_listed_part_in_stock() -> None:
     for text in ("the one in stock pls, price?", "whichever is available", "the in-stock one"):
         assert referenced_part(convo(text, arms)) == "PS8703130", text
     both = AIMessage(arms.text.replace("Special Order", "In Stock"))
-    assert referenced_part(convo("the one in stock", both)) is None  # not one part
+    # several in stock: the first, lists go most likely (or best match) first
+    assert referenced_part(convo("the one in stock", both)) == "PS8703130"
+    assert referenced_part(convo("the one you actually have in stock", both)) == "PS8703130"
+    out = AIMessage(arms.text.replace("In Stock", "On Order").replace("Special Order", "In Stock"))
+    assert referenced_part(convo("ill try the one thats in stock first", out)) == "PS8715035"
+    none = AIMessage(arms.text.replace("In Stock", "On Order"))
+    assert referenced_part(convo("the one in stock", none)) is None  # none is
     assert referenced_part(convo("is it in stock?", arms)) is None  # a question, no pick
     assert referenced_part(convo("whichever of those ships today", arms)) == "PS8703130"
 
@@ -680,7 +691,7 @@ def test_a_part_type_said_with_the_one_in_stock_is_the_listed_name_ending_in_it(
     asked = "whichever of those drawers ships today"
     assert referenced_part(convo(asked, drawers)) == "PS12347929"
     assert referenced_part(convo("the cheaper drawer", drawers)) == "PS12347929"
-    assert referenced_part(convo("the one in stock", drawers)) is None  # two of them
+    assert referenced_part(convo("the one in stock", drawers)) == "PS12347929"  # the first
 
 
 def test_of_names_that_all_fit_the_one_with_most_of_the_words_is_picked() -> None:
