@@ -71,6 +71,8 @@ _POINTS = re.compile(
     rf"{_POINTING}( one)?\b|^\W*(\w+\W+){{0,2}}?(that'?s|this is) (the|my) one\b", re.I
 )
 _IT = re.compile(r"\b(it|that|this)\b", re.IGNORECASE)
+# "fits 71053 too?", "and fit my WDT780SAEM1?": a fit asked with its subject left out
+_FIT_FIRST = re.compile(r"^\W*((and|also|so|ok)\W+)*(fits?|will fit|would fit)\b", re.I)
 _THE_WORD_ALONE = re.compile(r"^\W*(?:the|that|this) ([a-z]{3,})\W*$", re.IGNORECASE)
 _THE_WORD_ONE = re.compile(r"\bthe ([a-z]{3,}) one\b", re.IGNORECASE)
 _WITH_DIGITS = re.compile(r"\b\w*\d\w*\b")  # a model or part number: no name's words
@@ -685,7 +687,7 @@ def _pointed(
                 # CDW9380N20SS": whether the best match fits; the other words name none
                 # of the parts listed nor a part type
                 newest
-                and _IT.search(text)
+                and (_IT.search(text) or _FIT_FIRST.match(text))
                 and _ASKS_FIT.search(text)
                 and not _WHICH_OR_ANY.search(text)  # "which of those fits it?": the options
                 and not _named_words(_WITH_DIGITS.sub(" ", text))
@@ -746,6 +748,9 @@ def _pointed(
         # a question about a listed part named among words of courtesy; the words that
         # are kept must name a part type (not "is my freezer ok?")
         named = _named(items, text, relaxed=True, typed=True)
+        if not named and (one := _THE_WORD_ONE.search(text)):
+            # "the bearing one whats that run": a word of a listed name, as "the … one"
+            named = _named(items, one[1])
     if (
         not named
         and _BY_LIKELIHOOD.search(text)
@@ -856,13 +861,18 @@ _SHOW_ME = re.compile(
 # "what drain pump do i need", and whether the model has one at all ("does it have a mid
 # spray arm?", "is there a filter for it"): the options, a search
 _WANTS_OPTIONS = re.compile(
-    r"\b(what|which)\b[^?]*\b(need|fits?|have|sell|carry|go(es)?|work|options?)\b|"
+    r"\b(what|which)\b[^?]*\b(need|fits?|have|sell|carry|go(es)?(?! for\b)|work|options?)\b|"
     r"^\W*(\w+\W+)?(does|do|will) (it|mine|this (one|model)|that (one|model)|my \w+) "
     r"(even )?(have|has|take|use) (a|an|any)\b|^\W*(\w+\W+)?is there (a|an|any)\b",
     re.I,
 )
 # A question about a part that does not name it ("how much", "in stock?").
-_ABOUT_WORDS = r"how much|price|cost|in stock|stock|details?|info|more about"
+_ABOUT_WORDS = (
+    r"how much|price|cost|in stock|stock|details?|info|more about|"
+    # a price in slang: "whats that run", "what does the bearing one go for"
+    r"what(?:'?s| does| do| would| will)?(?: (?:that|it|this|they|those|the(?: \w+){1,3}))?(?: one)? "
+    r"(?:run|go(?:es)? for|going for|set me back)"
+)
 _ASKS_ABOUT = re.compile(rf"\?|\b({_ABOUT_WORDS})\b", re.IGNORECASE)
 
 

@@ -803,7 +803,13 @@ def only_names_the_appliance(text: str, messages: Sequence[BaseMessage]) -> bool
 
 
 # A question about a part's price or stock ("replacement ice maker one, how much").
-_PRICE_QUESTION = re.compile(r"\b(how much|price\w*|cost\w*|in stock|stock)\b", re.IGNORECASE)
+_PRICE_QUESTION = re.compile(
+    r"\b(how much|price\w*|cost\w*|in stock|stock|"
+    # "whats that run", "what does it go for"
+    r"what('?s| does| do| would| will)?( (that|it|this|they|those|the( \w+){1,3}))?( one)? "
+    r"(run|go(es)? for|going for|set me back))\b",
+    re.IGNORECASE,
+)
 
 
 def asks_for_a_part(
@@ -840,6 +846,8 @@ _ANOTHER_APPLIANCE = re.compile(
     r"friend|brother|bro|son|daughter|aunt|uncle|in-?laws?|grandma|grandpa|gran|nan|"
     r"landlord|tenant|cousin|boss|coworker|wife|husband|bf|gf|boyfriend|girlfriend)('?s)?\b|"
     r"\b(hers|his|theirs)\b|\bfor (her|him|them)\b|\b(got|have|own) (two|2|both) of\b|"
+    # "we got two lgs", "i have 2 fridges"
+    r"\b(got|have|own) (two|2|three|3) [a-z]+s\b|"
     r"\b(second|2nd|spare|garage|basement|rental|cabin|office) (fridge|refrigerator|dishwasher|"
     r"dw|one|unit)\b|"
     # "same fridge in the basement", "the one upstairs", "at the cabin"

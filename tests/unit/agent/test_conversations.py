@@ -910,6 +910,19 @@ CONVERSATIONS: dict[str, list[Step]] = {
             has=["Want the installation steps?"],
         ),
     ],
+    "a-fit-asked-without-its-subject-is-the-best-matchs": [
+        Step(
+            "need a water reservoir for lg 48231784412",
+            calls=[
+                ("search_parts", {"query": "water reservoir", "limit": 5, "model": "48231784412"})
+            ],
+        ),
+        Step(
+            "fits 71053 too? we got two lgs",
+            calls=[("check_compatibility", {"partNumber": "PS3618757", "model": "71053"})],
+            lacks=["switched your model"],  # another appliance of theirs
+        ),
+    ],
     # -- thanks, then a question ---------------------------------------------------------
     "thanks-in-spanish-then-a-question-about-a-listed-part": [
         Step(

@@ -1292,3 +1292,20 @@ def test_a_thing_only_one_appliance_holds_tells_it() -> None:
 def test_a_place_said_as_a_result_or_a_match_is_a_place() -> None:
     assert referenced_part(convo("ok show me that first result")) == "PS11753379"
     assert referenced_part(convo("the second match pls")) == "PS11759673"
+
+
+def test_a_price_asked_in_slang_picks_the_part_named() -> None:
+    bearings = AIMessage(
+        "1. **Crisper Support - Rear** (PS2358879) · $14.95 · In Stock\n"
+        "2. **Hinge Bearing** (PS976452) · $29.95 · In Stock\n"
+        "3. **Ice Chute Door** (PS1526426) · $48.95 · In Stock"
+    )
+    for text in (
+        "the bearing one whats that run",
+        "what does the hinge bearing go for",
+        "the hinge bearing, whats it go for",
+    ):
+        assert referenced_part(convo(text, bearings)) == "PS976452", text
+    assert referenced_part(convo("what does the first one run", bearings)) == "PS2358879"
+    # what goes in it is the options, not a price
+    assert referenced_part(convo("what hinge goes on a 25344352401", bearings)) is None
