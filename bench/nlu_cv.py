@@ -52,6 +52,7 @@ GRID: list[dict[str, list[Any]]] = [
     {"second_own_clause": [False, True], "second": [0.3, 0.4, 0.5]},
     {"match_floor": [0.1, 0.15, 0.25], "clause_sure": [0.7, 0.8, 0.9]},
     {"clause_words": [1, 2]},
+    {"warmth_own_clause": [False, True]},
     {"some_elsewhere": [0.3, 0.5, 0.7]},
     {"some_answer": [0.6, 0.8, 0.9]},
 ]

@@ -510,6 +510,38 @@ async def test_a_clause_that_adds_states_its_symptom_more_easily(
     assert reading.symptom_ids == symptoms
 
 
+class _UnsureWarm(_Words):
+    """``_Words`` where a warm freezer is said less surely (some symptom 0.9, 0.75)."""
+
+    def score(self, text: str) -> Scores:
+        if "warm" in text and "click" not in text:
+            odds = {"freezer-section-too-warm": 0.75, "fridge-too-warm": 0.25}
+            return Scores("diagnose", 0.9, ("freezer-section-too-warm",), 0.1, odds, "search")
+        return super().score(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "tuning", "symptoms"),
+    [
+        ("fridge keeps clicking and the freezer side feels kinda warm", Tuning(),
+         ["refrigerator/clicking-sound", "refrigerator/freezer-section-too-warm"]),
+        ("fridge keeps clicking and the freezer side feels kinda warm",
+         Tuning(warmth_own_clause=False), ["refrigerator/clicking-sound"]),
+        # warmth denied, or no compartment named: the usual certainty
+        ("fridge keeps clicking and the freezer side isnt warm", Tuning(),
+         ["refrigerator/clicking-sound"]),
+        ("fridge keeps clicking and it feels kinda warm", Tuning(),
+         ["refrigerator/clicking-sound"]),
+    ],
+)  # fmt: skip
+async def test_a_clause_that_names_a_compartment_and_its_warmth_states_it_more_easily(
+    catalog: Catalog, text: str, tuning: Tuning, symptoms: list[str]
+) -> None:
+    u = _UnsureWarm({"click": "clicking-sound"})
+    reading = await read(text, catalog, u, tuning=tuning)  # type: ignore[arg-type]
+    assert reading.symptom_ids == symptoms
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -42,7 +42,7 @@ from .rules import (
     request_head,
     rule_intent,
 )
-from .temperatures import one_state_each, settle, states, warm_said_instead
+from .temperatures import one_state_each, settle, states, warm_said_instead, warmth_of_its_own
 
 # Intents whose messages can describe a symptom ("a door gasket for my leaking fridge"
 # still searches, but records the symptom). Elsewhere a symptom word names the part ("how
@@ -94,6 +94,10 @@ class Tuning:
 
     added_sure: float = 0.5
     """A clause that says it adds ("no light either") states its symptom at this."""
+    warmth_own_clause: bool = True
+    """So does a clause that names a compartment and its warmth ("… and the freezer side
+    feels kinda warm"): beside another symptom, a warm compartment is often told by its
+    effect, and its clause alone reads at 0.7-0.8 (``temperatures.warmth_of_its_own``)."""
 
     one_state_each: bool = True
     """The temperature symptoms agree: one state a compartment, both warm as one symptom
@@ -436,6 +440,7 @@ async def read(
             tuning.clause_sure,
             tuning.clause_words,
             tuning.added_sure,
+            tuning.warmth_own_clause,
         )
         if tuning.temperatures:
             slugs = settle(slugs, states(text))
@@ -530,6 +535,7 @@ def _clause_slugs(
     sure: float,
     words: int,
     added: float = 1.0,
+    warm_own: bool = False,
 ) -> list[str]:
     """Symptoms that a clause of their own states plainly ("leaking AND really loud"):
     over the whole message the slugs share one softmax, so a second one is often under
@@ -540,11 +546,16 @@ def _clause_slugs(
         return []
     out: list[str] = []
     for c in clauses:
-        bar = min(sure, added) if _ADDS.search(c) else sure
         cs = scorer.score(c)
-        if not cs.slugs or 1.0 - cs.no_symptom < bar:
+        if not cs.slugs:
             continue
         top = cs.slugs[0]
+        # (a clause that says it adds, or one that names a compartment and its warmth:
+        # "and the freezer side feels kinda warm")
+        says = _ADDS.search(c) or (warm_own and warmth_of_its_own(top, c))
+        bar = min(sure, added) if says else sure
+        if 1.0 - cs.no_symptom < bar:
+            continue
         if cs.symptom_odds[top] >= bar and top not in have and top not in out:
             out.append(top)
     return out

@@ -336,6 +336,26 @@ def _named(segment: str) -> set[Compartment]:
     return found
 
 
+def warmth_of_its_own(slug: str, clause: str) -> bool:
+    """The clause names the compartment ``slug`` is *too warm* for and complains of its
+    warmth ("and the freezer side feels kinda warm", "the fridge side gets warm by the
+    afternoon"): it states that symptom in its own words, whatever else the message says."""
+    own = next((c for c, g in _OWN.items() if g == slug), None)
+    low = clause.lower().replace("'", "").replace("\u2019", "")
+    return (
+        own is not None
+        and _named(low) == {own}
+        and _WARMTH.search(low) is not None
+        and _NOT_WARM.search(low) is None
+    )
+
+
+# "the freezer isnt warm", "not warm at all": warmth denied
+_NOT_WARM = re.compile(
+    r"\b(?:not|isnt|arent|wasnt|werent|never|no longer|doesnt|dont|without)\W+(?:\w+\W+)?warm"
+)
+
+
 def warm_said_instead(slugs: list[str], text: str) -> tuple[str, str] | None:
     """The single compartment's *too warm* the words say instead of the one read, as (read,
     said): where "warm" stands only with one compartment named ("the freezer section is

@@ -16,6 +16,7 @@ from partchat.nlu.temperatures import (
     settle,
     states,
     warm_said_instead,
+    warmth_of_its_own,
 )
 
 
@@ -158,3 +159,13 @@ def test_a_compartment_said_warm_is_the_one_too_warm(
     slugs: list[str], text: str, expected: tuple[str, str] | None
 ) -> None:
     assert warm_said_instead(slugs, text) == expected
+
+
+def test_a_clause_that_names_a_compartment_and_its_warmth() -> None:
+    assert warmth_of_its_own(FREEZER_WARM, "and the freezer side feels kinda warm")
+    assert warmth_of_its_own(FRIDGE_WARM, "the fridge side keeps creeping up warmer")
+    assert warmth_of_its_own(FRIDGE_WARM, "fridge section isn't cooling anymore")
+    assert not warmth_of_its_own(FREEZER_WARM, "the fridge side feels kinda warm")
+    assert not warmth_of_its_own(FREEZER_WARM, "the freezer isn't warm")
+    assert not warmth_of_its_own(FREEZER_WARM, "it feels kinda warm")  # no compartment
+    assert not warmth_of_its_own(BOTH_WARM, "fridge and freezer both warm")
