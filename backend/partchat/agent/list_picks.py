@@ -464,6 +464,16 @@ def place_past_the_end(
     return sizes[-1]
 
 
+def newest_list_size(messages: Sequence[BaseMessage]) -> int:
+    """How many numbered items the newest of the last three answers that lists any has
+    (whatever shape the catalog's part numbers take)."""
+    answers = [m for m in messages[-7:] if isinstance(m, AIMessage)][-3:]
+    for m in reversed(answers):
+        if count := sum(1 for line in str(m.text).splitlines() if _ITEM.match(line)):
+            return count
+    return 0
+
+
 # "can it be here by the 9th", "the 7th of december": a day, not a place in a list
 _A_DATE = re.compile(
     r"\b(by|on|before|until|till|after|from|for) the \d{1,2}(st|nd|rd|th)\b|"

@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from partchat.agent import offline_writer as w
-from partchat.agent.list_picks import THAT_ONE, place_past_the_end, points_at_a_place
+from partchat.agent.list_picks import THAT_ONE, newest_list_size, points_at_a_place
 from partchat.agent.offline_reading import (
     _APPLIANCE_ONLY,
     _BRAND,
@@ -86,8 +86,8 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
         if read in _CANNED:
             return _Plan(_CANNED[read])
         if read == PAST_THE_END:
-            upto = [*messages[: _index_of(messages, newest)], newest]
-            return _Plan(w.past_the_end(place_past_the_end(upto) or 1))
+            # (the extract node found the place past the end, by the catalog's numbers)
+            return _Plan(w.past_the_end(newest_list_size(messages[: _index_of(messages, newest)])))
         intent = read if read in JOBS else None
     else:
         canned = _canned_by_rules(text, in_scope)

@@ -74,7 +74,7 @@ NO_MODEL = (
 
 def past_the_end(listed: int) -> str:
     """A place in a list beyond its end ("the 7th one" after five parts)."""
-    if listed == 1:
+    if listed <= 1:
         return (
             'I only listed one part there: say "that one" for it, or tell me the name or '
             "part number of the part you're after."

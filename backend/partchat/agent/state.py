@@ -41,7 +41,8 @@ class AgentState(TypedDict, total=False):
     intent: str | None
     """What this turn's message asks for (``nlu``): a job (search, details, compat,
     diagnose, install), the job a bare answer continues, or greeting, thanks, orders,
-    out_of_scope, injection, answer."""
+    out_of_scope, injection, answer, decline, no_model (the shopper lacks the model
+    number), past_the_end (a place in a list beyond its end)."""
     tool_rounds: int
     """LLM → tools round trips so far in this turn (capped)."""
     tool_error_streak: int

@@ -12,12 +12,12 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.agent.context_rules import apply_extraction, merged_symptoms, moved_to
 from partchat.agent.extract import confirmed_suggestion, make_extract_node
-from partchat.agent.list_picks import place_past_the_end, referenced_part
+from partchat.agent.list_picks import newest_list_size, place_past_the_end, referenced_part
 from partchat.agent.prompts import context_block
 from partchat.agent.state import AgentState, turn_input
 from partchat.catalog import Catalog
 from partchat.catalog.types import Appliance
-from partchat.nlu.dialogue import tells_appliance
+from partchat.nlu.dialogue import names_another_appliance, tells_appliance
 from partchat.nlu.extraction import Extraction, ModelMention, extract
 from partchat.nlu.model import Understanding
 from partchat.protocol.shapes import empty_context
@@ -1309,3 +1309,16 @@ def test_a_price_asked_in_slang_picks_the_part_named() -> None:
     assert referenced_part(convo("what does the first one run", bearings)) == "PS2358879"
     # what goes in it is the options, not a price
     assert referenced_part(convo("what hinge goes on a 25344352401", bearings)) is None
+
+
+def test_the_newest_list_size_counts_numbered_items_whatever_the_numbers() -> None:
+    store = AIMessage("1. **Pump** (AB-10234) · $5\n2. **Hose** (AB-10235) · $6\n\nWant steps?")
+    assert newest_list_size([HumanMessage("x"), store, HumanMessage("the 7th")]) == 2
+    assert newest_list_size([HumanMessage("x"), AIMessage("Hi there!")]) == 0
+
+
+def test_two_appliances_of_ones_own_name_another() -> None:
+    for text in ("fits 71053 too? we got two lgs", "i have 2 fridges", "we own two LG fridges"):
+        assert names_another_appliance(text), text
+    for text in ("i have 2 questions", "i have 2 kids, the fridge is always open"):
+        assert not names_another_appliance(text), text
