@@ -18,6 +18,7 @@ from partchat.catalog.vocab import (
     brand_words,
     part_type_keywords,
 )
+from partchat.nlu.dialogue import PRICE_SLANG
 from partchat.nlu.features import FITTED_IN, part_type_named, part_types_said
 
 _PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
@@ -27,10 +28,7 @@ _ORDINALS = {
     "7th": 6, "eighth": 7, "8th": 7, "ninth": 8, "9th": 8, "tenth": 9, "10th": 9,
     "last": -1, "top": 0, "bottom": -1,
 }  # fmt: skip
-_ORD = (
-    r"(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|sixth|6th|seventh|7th|eighth|8th|"
-    r"ninth|9th|tenth|10th|last)"
-)
+_ORD = "(" + "|".join(w for w in _ORDINALS if w not in ("top", "bottom")) + ")"
 _FILLER = r"(ok(ay)?|so|um+|uh+|h+m+|well|and|then|yes|yeah|yep|lets? (go with|do|try)|go with|i'?ll take|take)"
 _COURTESY = r"pls|plz|please|thanks?|thx|ty|then"
 _ORDINAL = re.compile(
@@ -877,12 +875,7 @@ _WANTS_OPTIONS = re.compile(
     re.I,
 )
 # A question about a part that does not name it ("how much", "in stock?").
-_ABOUT_WORDS = (
-    r"how much|price|cost|in stock|stock|details?|info|more about|"
-    # a price in slang: "whats that run", "what does the bearing one go for"
-    r"what(?:'?s| does| do| would| will)?(?: (?:that|it|this|they|those|the(?: \w+){1,3}))?(?: one)? "
-    r"(?:run|go(?:es)? for|going for|set me back)"
-)
+_ABOUT_WORDS = rf"how much|price|cost|in stock|stock|details?|info|more about|{PRICE_SLANG}"
 _ASKS_ABOUT = re.compile(rf"\?|\b({_ABOUT_WORDS})\b", re.IGNORECASE)
 
 

@@ -87,7 +87,7 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
             return _Plan(_CANNED[read])
         if read == PAST_THE_END:
             # (the extract node found the place past the end, by the catalog's numbers)
-            return _Plan(w.past_the_end(newest_list_size(messages[: _index_of(messages, newest)])))
+            return _Plan(w.past_the_end(newest_list_size(messages)))
         intent = read if read in JOBS else None
     else:
         canned = _canned_by_rules(text, in_scope)
@@ -260,11 +260,6 @@ def _canned_by_rules(text: str, in_scope: bool) -> str | None:
     if other or (rules.CHITCHAT.search(text) and not in_scope):
         return w.OUT_OF_SCOPE
     return None
-
-
-def _index_of(messages: Sequence[BaseMessage], newest: HumanMessage) -> int:
-    """Where ``newest`` is in ``messages`` (their end when it is not there)."""
-    return next((i for i, m in enumerate(messages) if m is newest), len(messages))
 
 
 def _with_model(args: dict[str, Any], model: str | None) -> dict[str, Any]:

@@ -255,6 +255,21 @@ def _other_appliance(card: dict[str, Any], appliance: str | None) -> str | None:
     return None
 
 
+def _yours(result: dict[str, Any]) -> str:
+    """'your **MODEL** (Brand appliance)' of a fit check's result."""
+    info = result.get("modelInfo") or {}
+    what = " ".join(str(x) for x in (info.get("brand"), info.get("appliance")) if x)
+    return f"your **{result['model']}**" + (f" ({what})" if what else "")
+
+
+def _fit_source(result: dict[str, Any]) -> str:
+    return (
+        "your model's full parts list"
+        if result.get("evidence") == "model_page"
+        else "the part's list of compatible models"
+    )
+
+
 def write_compatibility(result: dict[str, Any]) -> str:
     status, card, model = result["status"], result.get("part"), result["model"]
     info = result.get("modelInfo") or {}
@@ -270,16 +285,10 @@ def write_compatibility(result: dict[str, Any]) -> str:
             text += f" Once I have the right model I'll check the {_name(card)} against it."
         return text
     assert card is not None
-    what = " ".join(str(x) for x in (info.get("brand"), info.get("appliance")) if x)
-    yours = f"your **{model}**" + (f" ({what})" if what else "")
+    yours = _yours(result)
     if status == "fits":
         lines = [f"Yes! The {_name(card)} fits {yours}."]
-        how = (
-            "your model's full parts list"
-            if result.get("evidence") == "model_page"
-            else "the part's list of compatible models"
-        )
-        lines.append(f"Source: {how}.")
+        lines.append(f"Source: {_fit_source(result)}.")
         offer = _price_stock(card)
         if offer:
             lines.append(f"It's {offer}.")
@@ -422,16 +431,9 @@ def write_compatibilities(results: list[dict[str, Any]]) -> str:
     offer = _price_stock(card)
     lines = [f"The {_name(card)}" + (f" · {offer}" if offer else "") + ":"]
     for result in results:
-        info = result.get("modelInfo") or {}
-        what = " ".join(str(x) for x in (info.get("brand"), info.get("appliance")) if x)
-        yours = f"your **{result['model']}**" + (f" ({what})" if what else "")
+        yours = _yours(result)
         if result["status"] == "fits":
-            how = (
-                "your model's full parts list"
-                if result.get("evidence") == "model_page"
-                else "the part's list of compatible models"
-            )
-            lines.append(f"- **fits** {yours}, by {how}")
+            lines.append(f"- **fits** {yours}, by {_fit_source(result)}")
         elif result.get("evidence") == "model_page":
             lines.append(
                 f"- is **not** on {yours}'s complete parts list: it most likely does not fit"

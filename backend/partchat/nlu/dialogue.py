@@ -802,13 +802,14 @@ def only_names_the_appliance(text: str, messages: Sequence[BaseMessage]) -> bool
     )
 
 
+# A price asked in slang: "whats that run", "what does the bearing one go for"
+PRICE_SLANG = (
+    r"what(?:'?s| does| do| would| will)?(?: (?:that|it|this|they|those|the(?: \w+){1,3}))?"
+    r"(?: one)? (?:run|go(?:es)? for|going for|set me back)"
+)
 # A question about a part's price or stock ("replacement ice maker one, how much").
 _PRICE_QUESTION = re.compile(
-    r"\b(how much|price\w*|cost\w*|in stock|stock|"
-    # "whats that run", "what does it go for"
-    r"what('?s| does| do| would| will)?( (that|it|this|they|those|the( \w+){1,3}))?( one)? "
-    r"(run|go(es)? for|going for|set me back))\b",
-    re.IGNORECASE,
+    rf"\b(how much|price\w*|cost\w*|in stock|stock|{PRICE_SLANG})\b", re.IGNORECASE
 )
 
 
