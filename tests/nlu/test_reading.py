@@ -83,9 +83,11 @@ async def test_a_part_asked_about_for_a_model_is_a_fit_check(
         "PS8728266 handle for bosch SHE43F12UC, fits?",
     ):
         assert (await read(text, catalog, understanding)).intent == "compat"
-    # a price question that names both is not
+    # a price question that names both is not, nor how to fit it
     text = "how much is PS11731660 for KDTE334GPS0"
     assert (await read(text, catalog, understanding)).intent != "compat"
+    text = "got PS11757023 here for my 10632873010, how do i fit the run capacitor"
+    assert (await read(text, catalog, understanding)).intent == "install"
 
 
 async def test_the_kind_of_appliance_is_an_answer_without_a_symptom(

@@ -453,8 +453,9 @@ def thanks_for_something(text: str) -> bool:
 # What a part is, asked first ("whats the 4th one and …")
 _WHAT_IS_FIRST = re.compile(
     r"^\W*((ok|so|and|hmm)\W+)*(what'?s|what is|whats) (the|that|this|it)\b"
-    # ("whats the best way to get that out": how)
-    r"(?! (best|easiest|quickest|safest|right|proper) (way|method)\b)",
+    # ("whats the best way to get that out", "whats the fix, how do i swap the cable": how)
+    r"(?! ((best|easiest|quickest|safest|right|proper) (way|method)|fix|process|procedure|"
+    r"deal|job|swap|install|installation|trick)\b)",
     re.I,
 )
 # A first question, and more after it

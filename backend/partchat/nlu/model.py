@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -85,34 +86,46 @@ class Understanding:
 
     def score(self, text: str) -> Scores:
         where, values = self._vector(text)
-        logits = values @ self._w[where] + self._b
+        # (the softmaxes in plain Python: on 43 numbers numpy's per-call overhead is most
+        # of the cost)
+        logits = (values @ self._w[where] + self._b).tolist()
         k = len(self.intents)
-        intent_logits, slug_logits = logits[:k], logits[k:]
-        intent_logits = np.exp(intent_logits - intent_logits.max())
-        probs = intent_logits / intent_logits.sum()
-        best, second = (int(i) for i in np.argsort(-probs, kind="stable")[:2])
-        slug_probs = np.exp(slug_logits - slug_logits.max())
-        slug_probs /= slug_probs.sum()
+        probs = _softmax(logits[:k])
+        best, second = _top_two(probs)
+        slug_probs = _softmax(logits[k:])
         none = self._none
-        p_none = float(slug_probs[none]) if none >= 0 else 0.0
+        p_none = slug_probs[none] if none >= 0 else 0.0
         if none >= 0:
             slug_probs[none] = 0.0
         # Probabilities among the symptoms (given there is one): the classifier's "none"
         # weighs against a symptom separately, by the intent.
-        slug_probs /= max(1e-9, 1.0 - p_none)
-        order = np.argsort(-slug_probs, kind="stable")[:2]
+        given = max(1e-9, 1.0 - p_none)
+        slug_probs = [p / given for p in slug_probs]
         slugs: list[str] = []
-        for rank, i in enumerate(order):
-            if slug_probs[int(i)] < (self._threshold if rank == 0 else self._second):
+        for rank, i in enumerate(_top_two(slug_probs)):
+            if slug_probs[i] < (self._threshold if rank == 0 else self._second):
                 break
-            slugs.append(self.slugs[int(i)])
-        odds = dict(zip(self.slugs, slug_probs.tolist(), strict=True))
+            slugs.append(self.slugs[i])
+        odds = dict(zip(self.slugs, slug_probs, strict=True))
         odds.pop(NO_SYMPTOM, None)
         return Scores(
             self.intents[best],
-            float(probs[best]),
+            probs[best],
             tuple(slugs),
             p_none,
             odds,
             self.intents[second],
         )
+
+
+def _softmax(logits: list[float]) -> list[float]:
+    top = max(logits)
+    exps = [math.exp(x - top) for x in logits]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def _top_two(values: list[float]) -> tuple[int, int]:
+    """The indices of the two largest values, the first index first among equals."""
+    order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
+    return order[0], order[1]

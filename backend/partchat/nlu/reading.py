@@ -160,6 +160,9 @@ _SUSPECTS_A_PART = re.compile(
 )
 _MAY_ASK_FIT = frozenset({"search", "details", ANSWER, "install", "diagnose"})
 # "hows it go on", "how does the spray arm go in": how a part goes on is installing it.
+# A question of how, not whether: one that opens with it, or "… how do i fit the run
+# capacitor" after the part and the model
+_HOW_ASKED = re.compile(r"^how\b|\bhow (do|does|would|should|can|could|to|d)( i| we| you)? fit\b")
 _HOW_IT_GOES = re.compile(r"\bhows?\b(\W+\w+){0,3}\W+(go|goes)\W+(on|in|into|back)\b")
 # What a message about a given part can be read as but is not, by these rules: a price
 # asked is the part's details (the classifier hears "how much for … filter" as a search).
@@ -320,7 +323,7 @@ async def read(
         and found["part_numbers"]
         and intent in _MAY_ASK_FIT
         and _FIT_QUESTION.search(norm)
-        and not norm.startswith("how")
+        and not _HOW_ASKED.search(norm)
         and not _HOW_IT_GOES.search(norm)
         and not INSTALL_WORDS.search(text)
     ):

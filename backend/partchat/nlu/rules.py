@@ -835,6 +835,16 @@ def asks_only_for_fitting(words: list[str]) -> bool:
     return bool(_FITTING_ASKED.intersection(words)) and _FITTING_ONLY.issuperset(words)
 
 
+# The fitting job itself asked about, as a noun ("whats the swap look like", "what does the
+# install involve", "hows the installation go"): the classifier hears "what does it look
+# like" in it, a part's details.
+_THE_JOB_ASKED = re.compile(
+    r"\b(whats|what is|what does|what would|hows|how is|how does|how would) (the|a|an|that|this) "
+    r"(swap|swapout|install|installation|changeover)( \w+)?"
+    r" (look|looks|like|involve|involves|entail|entails|go|goes)\b"
+)
+
+
 # An order question added after a request of its own ("need the middle spray arm for
 # 2213222N414, also how long does shipping usually take"): the request is the job.
 _ASIDE = re.compile(r"[.?!;]+\s+|,?\s+(?:also|btw|plus|oh and|and also|ps|p\.s\.)\b", re.I)
@@ -886,7 +896,7 @@ def rule_intent(text: str) -> str | None:
         return "answer"
     if picks_one(words):
         return "answer"
-    if asks_only_for_fitting(words):
+    if asks_only_for_fitting(words) or _THE_JOB_ASKED.search(" ".join(words)):
         return "install"
     if states_by_fiat(text):
         return "injection"

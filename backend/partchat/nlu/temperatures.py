@@ -58,6 +58,13 @@ _NOT_READING_AFTER = re.compile(
     r"years?|yrs?|yr|times?|x\b|%|of\b|to\s+\d|am\b|pm\b|people|kids|cubes?|trays?|bags?|"
     r"cans?|eggs?|shelf|shelves|doors?|stars?|setting|on the dial|out of|ish\b\s*days)"
 )
+# A bound far past the number ("way below zero", "well over 40"): the temperature is far
+# from the number said, by a margin that puts "way below zero" past ``FREEZER_COLD_F``.
+_FAR_PAST = re.compile(
+    r"\b(?:way|well|far|much|wa+y+)\s+(?P<side>below|under|lower than|above|over|higher than)\s*$"
+)
+_FAR_MARGIN_F = 15.0
+_BELOW = ("below", "under", "lower than")
 _SENTENCE = re.compile(r"[.!?\n]+\s")
 _SEGMENT = re.compile(r"[,;.!?()\n]+|\b(?:and|but|while|though|tho|although|plus|also)\b")
 
@@ -148,18 +155,20 @@ def readings(text: str) -> list[Reading]:
             continue
         value = float(m.group("n")) * (-1 if m.group("sign") else 1)
         unit = (m.group("unit") or "").strip()
-        numbers.append((m.start(), value, unit[-1] if unit[-1:] in ("f", "c") else ""))
+        far = _FAR_PAST.search(before)
+        margin = 0.0 if far is None else _FAR_MARGIN_F * (-1 if far["side"] in _BELOW else 1)
+        numbers.append((m.start(), value, unit[-1] if unit[-1:] in ("f", "c") else "", margin))
     numbers = [n for n in numbers if not _inside_mention(n[0], mentions)]
     if not numbers:
         return []
     places = _places(low, mentions, [n[0] for n in numbers])
     celsius = _text_unit(low, numbers, places)
     out: list[Reading] = []
-    for (_, value, unit), place in zip(numbers, places, strict=True):
+    for (_, value, unit, margin), place in zip(numbers, places, strict=True):
         if place is None:
             continue
         c = unit == "c" or (unit == "" and celsius)
-        f = value * 9 / 5 + 32 if c else value
+        f = (value * 9 / 5 + 32 if c else value) + margin
         if not -60.0 <= f <= 110.0:
             continue
         out.append(Reading(place, f, _state(place, f)))
@@ -221,7 +230,7 @@ def _sentence_start(text: str, at: int) -> int:
 
 
 def _text_unit(
-    text: str, numbers: list[tuple[int, float, str]], places: list[Compartment | None]
+    text: str, numbers: list[tuple[int, float, str, float]], places: list[Compartment | None]
 ) -> bool:
     """Whether unmarked readings are °C: a unit the text names elsewhere, else a fridge
     reading only °C makes sense of (a fridge at 4 °F would be frozen solid)."""
@@ -231,7 +240,7 @@ def _text_unit(
         return False
     return any(
         p == "fridge" and u == "" and -5.0 <= v <= 15.0
-        for (_, v, u), p in zip(numbers, places, strict=True)
+        for (_, v, u, _), p in zip(numbers, places, strict=True)
     )
 
 

@@ -942,6 +942,8 @@ def test_after_a_pick_the_question_asked_first_is_the_job(model: Understanding) 
         ("ok that one. how much and how do i install it", "details"),
         ("the filter, how do i change it and how much is it", "install"),
         ("whats the 2nd one and is it hard to change", "details"),
+        # "the fix" is the job, not what a part is
+        ("whats the fix, how do i swap the filter", "install"),
     ):
         messages = [HumanMessage("LG 71052 water filter"), listed, HumanMessage(text)]
         assert resolve_intent("answer", messages, model, picked_part=True) == job, text

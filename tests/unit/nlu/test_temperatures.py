@@ -51,6 +51,10 @@ from partchat.nlu.temperatures import (
         ("fridge sitting at fifty-one, freezer at zero", {"fridge": "warm", "freezer": "ok"}),
         ("freezer went up to minus five degrees celsius", {"freezer": "warm"}),
         ("the crisper drawer thermometer shows 47", {"fridge": "warm"}),
+        # a bound far past the number: "way below zero" is no freezer at zero
+        ("freezer goes way below zero wherever i set the knob", {"freezer": "cold"}),
+        ("fridge is well over 40 most days", {"fridge": "warm"}),
+        ("the freezer wont go below 20", {"freezer": "warm"}),
         ("top shelf reads 30 degrees, lettuce froze", {"fridge": "cold"}),
         ("freezer shelf reads 22", {"freezer": "warm"}),
         # a reading after clauses of both: the nearest one that names a compartment
