@@ -1,7 +1,7 @@
 """Run every benchmark and write ``bench/results/<YYYY-MM-DD>.md`` (what ``make bench`` runs).
 
     .venv/bin/python bench/run_all.py                 # full suite, several minutes
-    .venv/bin/python bench/run_all.py --smoke --json  # tiny counts, ~15 s (the test suite)
+    .venv/bin/python bench/run_all.py --smoke --json  # tiny counts, ~4 min with the catalog build (the test suite)
     .venv/bin/python bench/run_all.py --idle 10000    # hold 10,000 idle connections
 
 Runs, each as its own process so the figures are the scripts' own:
@@ -679,7 +679,7 @@ def targets(r: dict[str, Any]) -> list[tuple[str, float | None, float, bool]]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--smoke", action="store_true", help="tiny counts (≈15 s); writes no file")
+    p.add_argument("--smoke", action="store_true", help="tiny counts (≈4 min); writes no file")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--out", type=Path, help="the Markdown file (default bench/results/<date>.md)")
     p.add_argument("--turns", type=int, default=40, help="turns per session, saturating runs")

@@ -27,7 +27,9 @@ def smoke() -> dict:  # type: ignore[type-arg]
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=280,
+        # (a catalog build and a train-only model fit are in it: 261 s on a fresh clone of
+        # this 2-core host with nothing else running, more under load)
+        timeout=600,
     )
     assert proc.returncode == 0, (
         f"run_all --smoke failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -35,14 +37,14 @@ def smoke() -> dict:  # type: ignore[type-arg]
     return json.loads(proc.stdout[proc.stdout.index("{") :])
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(660)
 def test_suite_runs_clean(smoke: dict) -> None:  # type: ignore[type-arg]
     assert smoke["ok"] is True
     assert smoke["errors"] == 0
     assert smoke["failed"] == []
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(660)
 @pytest.mark.parametrize("run", ["ws_smoke", "http_smoke"])
 def test_turns_complete(smoke: dict, run: str) -> None:  # type: ignore[type-arg]
     r = smoke["load"][run]
@@ -56,7 +58,7 @@ def test_turns_complete(smoke: dict, run: str) -> None:  # type: ignore[type-arg
     assert r["added_ttft_ms"]["n"] == r["turns"]
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(660)
 def test_ws_streams_tokens(smoke: dict) -> None:  # type: ignore[type-arg]
     r = smoke["load"]["ws_smoke"]
     # 20 tokens paced 5 ms apart: the answer arrives in several frames, not one blob.
@@ -72,7 +74,7 @@ def test_ws_streams_tokens(smoke: dict) -> None:  # type: ignore[type-arg]
     assert r["machine_cpu_util"] > r["server_cpu_util"]
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(660)
 def test_idle_connections_held(smoke: dict) -> None:  # type: ignore[type-arg]
     r = smoke["load"]["idle_smoke"]
     assert r["errors"] == 0
@@ -80,13 +82,13 @@ def test_idle_connections_held(smoke: dict) -> None:  # type: ignore[type-arg]
     assert r["rss_after_mib"] > 0
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(660)
 def test_component_benches_ran(smoke: dict) -> None:  # type: ignore[type-arg]
     assert smoke["catalog"]["queries"]["search"]["n"] > 0
     assert smoke["llm_stream"]["astream"]["fast_cpu_ms"] > 0
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(660)
 def test_admin_bench_reads_a_generated_store(smoke: dict) -> None:  # type: ignore[type-arg]
     r = smoke["admin"]
     assert r["sessions"] == 2000 and r["rows"]["sessions"] == 2000
@@ -99,7 +101,7 @@ def test_admin_bench_reads_a_generated_store(smoke: dict) -> None:  # type: igno
     assert all(x["ms"] > 0 for x in reads.values())
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(660)
 def test_plain_langgraph_baseline_runs(smoke: dict) -> None:  # type: ignore[type-arg]
     """The issue's baseline is served by bench/baseline_server.py and driven by the same
     client; stock streaming sends one frame per token (nothing coalesced)."""
@@ -111,7 +113,7 @@ def test_plain_langgraph_baseline_runs(smoke: dict) -> None:  # type: ignore[typ
     assert "--impl langgraph" in r["cmd"]
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(660)
 def test_understanding_bench_reports_its_metrics(smoke: dict) -> None:  # type: ignore[type-arg]
     nlu = smoke["nlu"]
     assert nlu["messages"] == 20
