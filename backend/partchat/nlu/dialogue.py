@@ -87,7 +87,9 @@ _ELLIPSIS = re.compile(
     re.IGNORECASE,
 )
 _FIT_WORDS = re.compile(
-    r"\b(fits?|compatible|work(s)? (with|in|on)|(right|correct) (one|part|size)|same (one|part) for)\b",
+    r"\b(fits?|compatible|work(s)? (with|in|on)|(right|correct) (one|part|size)|same (one|part) for|"
+    # "is it right for my kenmore 2214545N711"
+    r"(right|correct|good|ok|okay) for (my|a|an|the|our|his|her|their|this|that))\b",
     re.IGNORECASE,
 )
 # "is the drain hose on that list", "is the fill cup one of them": whether a part type is
@@ -465,6 +467,14 @@ _HOW_THEY_GO = re.compile(
     r"\bhow (do|does|would|should|can|to) (i |we |you |u )?(\w+ )?(it|they|them|this|that|these|those)?"
     r"\W*(install|put|fit|swap|replace|change|mount|snap|clip|attach|go|goes|slide|hook)"
     r"( \w+)?( (it|them|this|that))?( (on|in|into|back|up))?\b",
+    re.IGNORECASE,
+)
+# Whether it goes on by itself, asked yes or no ("do they just snap on or what", "does it
+# clip in"): how it is fitted
+_SNAPS_ON = re.compile(
+    r"^\W*((so|and|ok|okay)\W+)*(do|does|will|would|can) (it|they|these|those|this|that)"
+    r"( (just|simply|only))? (snap|clip|slide|screw|bolt|click|pop|push|twist|hook|latch)s?"
+    r" (on|in|into|onto|off|out)\b",
     re.IGNORECASE,
 )
 # One part's details card: its bold name first
@@ -1056,14 +1066,13 @@ def resolve_intent(
     if (
         intent == "details"
         and not (picked_part or names_part)
-        and _FIRST_QUESTION.match(text)
-        and _HOW_THEY_GO.search(text)
+        and ((_FIRST_QUESTION.match(text) and _HOW_THEY_GO.search(text)) or _SNAPS_ON.match(text))
         and not (_PRICE_QUESTION.search(text) or _FIT_ASKED.search(text))
         and _DETAILS_SHOWN.match(previous := _previous_answer(messages)) is not None
         and _one_part_shown(previous)
     ):
-        # "how many come in a pack? also how do they snap on" right after that part's
-        # details: what the card did not say is how it goes on
+        # "how many come in a pack? also how do they snap on", "do they just snap on or
+        # what" right after that part's details: what the card did not say is how it goes on
         return "install"
     if intent in (ANSWER, "thanks") and not picked_part and _HOW_TO_FIT_IT.search(text):
         # "actually wait yeah how do i put it in lol" after "No problem.", "ok thx!! back

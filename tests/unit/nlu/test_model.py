@@ -1311,3 +1311,25 @@ def test_an_order_question_that_names_a_part_stays_one(model: Understanding) -> 
     # "also" and a part type with a job of its own is that part's search
     messages[-1] = HumanMessage("also the water filter")
     assert resolve_intent("answer", messages, model, picked_part=False) == "search"
+
+
+def test_whether_it_snaps_on_after_its_details_is_its_fitting(model: Understanding) -> None:
+    details = AIMessage(
+        "**White Dishrack Roller** (PS11746834) · $14.95 · In Stock\n"
+        "- Manufacturer part number: WP903093\n\nWant the installation steps?"
+    )
+    for text in ("do they just snap on or what", "does it clip in"):
+        messages = [HumanMessage("the white dishrack roller"), details, HumanMessage(text)]
+        assert resolve_intent("details", messages, model, picked_part=False) == "install", text
+
+
+def test_right_for_a_model_after_the_steps_is_the_fit_check(model: Understanding) -> None:
+    steps = AIMessage(
+        "Here's how to install the **Dishwasher Filter** (PS11759673) · $46.14.\n\n**Steps**\n"
+        "1. Open the door."
+    )
+    text = "is it right for my kenmore 2214545N711"
+    messages = [HumanMessage("how do i put in the W10872845 filter"), steps, HumanMessage(text)]
+    assert (
+        resolve_intent("answer", messages, model, picked_part=False, known_model=True) == "compat"
+    )
