@@ -871,7 +871,12 @@ _SHOW_ME = re.compile(
 _WANTS_OPTIONS = re.compile(
     r"\b(what|which)\b[^?]*\b(need|fits?|have|sell|carry|go(es)?(?! for\b)|work|options?)\b|"
     r"^\W*(\w+\W+)?(does|do|will) (it|mine|this (one|model)|that (one|model)|my \w+) "
-    r"(even )?(have|has|take|use) (a|an|any)\b|^\W*(\w+\W+)?is there (a|an|any)\b",
+    r"(even )?(have|has|take|use) (a|an|any)\b|^\W*(\w+\W+)?is there (a|an|any)\b|"
+    # "do u have the inlet hose for it": a part type asked for by name, a search (as "which
+    # one is the drain pump"), not the top one's stock ("do u have the top one in stock")
+    r"^\W*(\w+\W+){0,2}?(do|does) (you|u|ya|yall|you guys) (have|sell|carry|stock|got) "
+    r"(the|a|an|any|some) (?!(one|ones|first|second|third|top|last|other|cheaper|middle)\b)"
+    r"(?![^?]*\bin stock\b)",
     re.I,
 )
 # A question about a part that does not name it ("how much", "in stock?").

@@ -25,6 +25,11 @@ _MODEL_CUE = re.compile(r"\bmodel\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGN
 # "does it fit a 71053", "for the 71054": a model of five or more digits after its article
 _FIT_CUE = re.compile(r"\b(fits?|for|on|with|in)\s+(an?|the|my)\s*$", re.IGNORECASE)
 _PART_CUE = re.compile(r"\bpart\s*(?:number|no\.?|#)?\s*(?:is|:)?\s*$", re.IGNORECASE)
+# A number read off the appliance ("model on the sticker says 1867", "the label reads 7205"):
+# one of four digits too, if the catalog has it
+_READ_OFF = re.compile(
+    r"\b(sticker|label|tag|plate)\s+(\w+\s+){0,3}?(says|reads|shows)\s*[:,-]?\s*$", re.IGNORECASE
+)
 
 
 @cache
@@ -108,7 +113,7 @@ def _misspelt_appliance(text: str) -> Appliance | None:
 
 def _candidates(text: str) -> list[tuple[str, str, str]]:
     """(token, the 20 characters before it, how sure) for tokens that could be numbers:
-    ``letters`` and ``short`` ones only count where the catalog has them exactly."""
+    ``letters``, ``short`` and ``read`` ones only count where the catalog has them exactly."""
     out: list[tuple[str, str, str]] = []
     seen: set[str] = set()
     for m in _TOKEN.finditer(text):
@@ -135,7 +140,10 @@ def _candidates(text: str) -> list[tuple[str, str, str]]:
             and not (len(token) >= 5 and _FIT_CUE.search(before))
             and not (len(token) >= 5 and _bare_reply(text, m.start(), m.end()))
         ):
-            if len(token) >= 5:
+            if len(token) >= 4 and _READ_OFF.search(before) and _REPLY_AFTER.match(text[m.end() :]):
+                seen.add(token)
+                out.append((token, before, "read"))
+            elif len(token) >= 5:
                 # "how do i install 675808", "need a spray arm 403110": a short maker's
                 # number or model, if it is one (82 of the catalog's manufacturer numbers
                 # and 526 of its models have five or six digits; a zip code is none)
@@ -176,15 +184,24 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
     models: list[ModelMention] = []
     shape = await catalog.part_number_pattern()
     for token, before, sure in _candidates(text):
+        if sure == "read":
+            # read off the appliance: its model, if the catalog has it exactly
+            exact = (await catalog.find_model(token))["match"]
+            if exact is not None:
+                models.append(_known_model(exact))
+            continue
         if sure:
             # only the part's own manufacturer number counts ("EASY" replaces nothing)
             part = await catalog.get_part(token)
             if part is not None and (part["mfr_number"] or "").upper() == token:
                 parts.append(part["ps_number"])
-            elif sure == "short" and part_type_named(text):
-                # a model of that many digits, beside the part type wanted for it
+            elif sure == "short":
+                # a model of that many digits, beside the part type wanted for it or its
+                # own brand ("does PS12724833 also work in the other lg we have, 72053")
                 exact = (await catalog.find_model(token))["match"]
-                if exact is not None:
+                if exact is not None and (
+                    part_type_named(text) or _names_brand(text, exact["brand"])
+                ):
                     models.append(_known_model(exact))
             continue
         if _PS.match(token) or shape.fullmatch(token):
@@ -242,6 +259,12 @@ async def extract(text: str, catalog: CatalogReader, *, symptoms: bool = True) -
         models=models,
         symptoms=_unique([s["label"] for s in matched]),
         appliance=appliance,
+    )
+
+
+def _names_brand(text: str, brand: str | None) -> bool:
+    return (
+        bool(brand) and re.search(rf"\b{re.escape(str(brand))}\b", text, re.IGNORECASE) is not None
     )
 
 

@@ -658,6 +658,9 @@ def test_change_it_and_interjections_around_a_listed_name() -> None:
     assert referenced_part(convo("hmm pricey. the door seal then")) == "PS12348515"
     # a question for the parts that would do is a search, not a pick
     assert referenced_part(convo("ugh ok, what drain pump do i need for it then")) is None
+    # a listed part type asked for by name is a search too; a place's stock is a pick
+    assert referenced_part(convo("do u have the filter for it")) is None
+    assert referenced_part(convo("do u have the top one in stock")) == "PS11753379"
     # one part's answer (a fit check) is not a list: "price?" is about the context's part
     fit = AIMessage("Yes! The **Lower Spray Arm** (PS11770610) fits your **004621710A**.")
     assert referenced_part(convo("price?", fit)) is None
@@ -791,6 +794,13 @@ async def test_a_short_plain_number_is_a_part_only_when_it_is_its_makers_number(
     found = await extract("need a spray arm 403110", catalog)
     assert [m["model"] for m in found["models"]] == ["403110"]
     assert (await extract("paid 403110 for it", catalog))["models"] == []
+    # or beside its own brand ("72053" is an LG model), or read off the appliance
+    found = await extract("does PS12724833 also work in the other lg we have, 72053", catalog)
+    assert [m["model"] for m in found["models"]] == ["72053"]
+    assert (await extract("ship it to 72053 please", catalog))["models"] == []
+    found = await extract("model on the sticker says 1867", catalog)
+    assert [m["model"] for m in found["models"]] == ["1867"]
+    assert (await extract("the sticker says 2019", catalog))["part_numbers"] == []
 
 
 def test_stock_price_and_that_one_choose_among_the_kind_asked_for() -> None:
