@@ -675,3 +675,35 @@ async def test_a_part_for_a_model_opening_a_chat_asks_whether_it_fits(
         "W10751502 ok for my 66513099N411?",
     ):
         assert (await read(text, catalog, understanding)).intent == "compat", text
+
+
+async def test_the_fitting_asked_alone_is_an_install_whatever_the_classifier_guesses(
+    catalog: Catalog,
+) -> None:
+    for text in ("is that diy-able, what are the steps", "any instructions for swapping it"):
+        reading = await read(text, catalog, _Guess("details"))  # type: ignore[arg-type]
+        assert reading.intent == "install", text
+    # with a price, its stock or how long it takes, its details
+    for text in (
+        "whats the price on it and is it hard to put in",
+        "2nd one pls, and how long does install take",
+    ):
+        reading = await read(text, catalog, _Guess("details"))  # type: ignore[arg-type]
+        assert reading.intent == "details", text
+
+
+class _Unsure:
+    """A classifier sure of a symptom that finds a second one plausible."""
+
+    def score(self, text: str) -> Scores:
+        odds = {"will-not-start": 0.7, "light-not-working": 0.3}
+        return Scores("diagnose", 0.9, ("will-not-start",), 0.0, odds, "search")
+
+
+async def test_a_catalog_phrase_in_a_clause_that_says_all_is_fine_is_no_symptom(
+    catalog: Catalog,
+) -> None:
+    # "light" … "quit" are words of *Light not working*'s "light quit"
+    text = "fridge just quit, nothing running, light still works tho"
+    reading = await read(text, catalog, _Unsure())  # type: ignore[arg-type]
+    assert reading.symptom_ids == ["refrigerator/will-not-start"]

@@ -730,6 +730,8 @@ def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) 
     for i in reversed(users[-3:]):
         m = messages[i]
         intent = intent_of(m.text, understanding, awaited=awaits_reply(messages[: i + 1]))
+        if fit_asked_first(m.text) and "modelnum" in normalize(m.text).split():
+            return "compat"  # "is that the right one for GE A4425GDTABB", read as a reply
         if (_ELLIPSIS.match(m.text) and not fit_asked_first(m.text)) or is_answer(intent, m.text):
             continue  # it continued an earlier job itself ("and it fits X right" asks one)
         if _fit_was_the_job(m.text, intent):

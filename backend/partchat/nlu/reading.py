@@ -163,6 +163,7 @@ _MAY_ASK_FIT = frozenset({"search", "details", ANSWER, "install", "diagnose"})
 # A question of how, not whether: one that opens with it, or "… how do i fit the run
 # capacitor" after the part and the model
 _HOW_ASKED = re.compile(r"^how\b|\bhow (do|does|would|should|can|could|to|d)( i| we| you)? fit\b")
+_HOW_LONG = re.compile(r"\bhow long\b")
 _HOW_IT_GOES = re.compile(r"\bhows?\b(\W+\w+){0,3}\W+(go|goes)\W+(on|in|into|back)\b")
 # What a message about a given part can be read as but is not, by these rules: a price
 # asked is the part's details (the classifier hears "how much for … filter" as a search).
@@ -275,6 +276,16 @@ async def read(
         intent = rest.intent if rest.intent != "injection" else rest.runner_up
     if unsure_scope and fitting_asked(norm):
         intent = "install"  # "whats the best way to get that out and a fresh one in"
+    elif (
+        ruled is None
+        and intent == "details"
+        and fitting_asked(norm)
+        and not (PRICE_QUESTION.search(norm) or AVAILABILITY.search(text) or _HOW_LONG.search(norm))
+    ):
+        # "is that diy-able, what are the steps": the fitting asked, and nothing a part's
+        # details answer (977 of the train and dev texts that ask it are installs; the 4
+        # details ask a price, its stock or how long it takes too)
+        intent = "install"
     if (
         ruled is None
         and intent in ("diagnose", "details")
@@ -391,8 +402,11 @@ async def read(
     # finds their symptom plausible at all: "the water dispenser has been dead" is not
     # *Will not start*; and only in messages that can describe one ("an oven that
     # clicks", "PS… price?" are not looked up).
+    # (not in a clause that says all is fine: "light still works tho" names no problem)
     phrases = (
-        await catalog.match_symptoms(_AND_SIGN.sub(" and ", text), appliance)
+        await catalog.match_symptoms(
+            _AND_SIGN.sub(" and ", without_fine_clauses(text) or text), appliance
+        )
         if intent in _SYMPTOM_INTENTS and 1.0 - scores.no_symptom >= tuning.match_floor
         else []
     )

@@ -1333,3 +1333,16 @@ def test_right_for_a_model_after_the_steps_is_the_fit_check(model: Understanding
     assert (
         resolve_intent("answer", messages, model, picked_part=False, known_model=True) == "compat"
     )
+
+
+def test_a_fit_asked_with_a_model_is_the_job_an_elliptical_model_continues(
+    model: Understanding,
+) -> None:
+    fits = AIMessage("Yes! The **Condenser Fan Motor** (PS1766247) fits your **A4425GDTABB**.")
+    messages = [
+        HumanMessage("how much is WR60X10220"),
+        AIMessage("**Condenser Fan Motor** (PS1766247) · $47.95 · In Stock"),
+        HumanMessage("is that the right one for GE A4425GDTABB"), fits,
+        HumanMessage("and my BSS25JFRFWW?"),
+    ]  # fmt: skip
+    assert resolve_intent("details", messages, model, picked_part=False) == "compat"
