@@ -692,7 +692,7 @@ async def test_the_fitting_asked_alone_is_an_install_whatever_the_classifier_gue
         assert reading.intent == "details", text
 
 
-class _Unsure:
+class _PlausibleSecond:
     """A classifier sure of a symptom that finds a second one plausible."""
 
     def score(self, text: str) -> Scores:
@@ -705,5 +705,5 @@ async def test_a_catalog_phrase_in_a_clause_that_says_all_is_fine_is_no_symptom(
 ) -> None:
     # "light" … "quit" are words of *Light not working*'s "light quit"
     text = "fridge just quit, nothing running, light still works tho"
-    reading = await read(text, catalog, _Unsure())  # type: ignore[arg-type]
+    reading = await read(text, catalog, _PlausibleSecond())  # type: ignore[arg-type]
     assert reading.symptom_ids == ["refrigerator/will-not-start"]
