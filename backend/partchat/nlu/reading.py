@@ -402,11 +402,11 @@ async def read(
     # finds their symptom plausible at all: "the water dispenser has been dead" is not
     # *Will not start*; and only in messages that can describe one ("an oven that
     # clicks", "PS… price?" are not looked up).
-    # (not in a clause that says all is fine: "light still works tho" names no problem)
+    # The message without its clauses that say all is fine ("but the freezer is fine"):
+    # those state no symptom of their own, nor a catalog phrase ("light still works tho").
+    complaint = without_fine_clauses(text)
     phrases = (
-        await catalog.match_symptoms(
-            _AND_SIGN.sub(" and ", without_fine_clauses(text) or text), appliance
-        )
+        await catalog.match_symptoms(_AND_SIGN.sub(" and ", complaint or text), appliance)
         if intent in _SYMPTOM_INTENTS and 1.0 - scores.no_symptom >= tuning.match_floor
         else []
     )
@@ -420,9 +420,6 @@ async def read(
         # around it ("bottom shelf says 52").
         sure = any(state != "ok" for state in states(text).values())
     slugs = list(scores.slugs)
-    # The message without its clauses that say all is fine ("but the freezer is fine"):
-    # those state no symptom of their own.
-    complaint = without_fine_clauses(text)
     told = scorer.score(complaint) if complaint is not None and slugs else None
     # "ice dispenser not working, water still works": the classifier's first slug is the
     # one the fine clause names, read alone; the complaint's own comes first. Only where
