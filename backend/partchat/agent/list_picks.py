@@ -69,6 +69,7 @@ _POINTS = re.compile(
     rf"{_POINTING}( one)?\b|^\W*(\w+\W+){{0,2}}?(that'?s|this is) (the|my) one\b", re.I
 )
 _IT = re.compile(r"\b(it|that|this)\b", re.IGNORECASE)
+_YES_ALONE = re.compile(r"^\W*(yes|yeah|yea|yep|yup|ya|sure)(\W+(please|pls|plz))?\W*$", re.I)
 # "fits 71053 too?", "and fit my WDT780SAEM1?": a fit asked with its subject left out
 _FIT_FIRST = re.compile(r"^\W*((and|also|so|ok)\W+)*(fits?|will fit|would fit)\b", re.I)
 _THE_WORD_ALONE = re.compile(r"^\W*(?:the|that|this) ([a-z]{3,})\W*$", re.IGNORECASE)
@@ -664,6 +665,9 @@ def _pointed(
         return kind[0]  # "that one. in stock?" after a list with one part of that kind
     if len(numbers) == 1 and (
         THAT_ONE.match(text)
+        # "yes pls" to "Would you like details … for one of these?" after a search that
+        # found one part: that part
+        or (newest and _YES_ALONE.match(text) and _SEARCH_LIST.search(listing))
         or (_ASKS_ABOUT.search(text) and not _named_words(text) and _is_list(listing, pattern))
     ):
         return numbers[0]  # "ok that one", "how much?" after a list of one
@@ -903,7 +907,10 @@ _NOT_A_NAME = re.compile(
     r"|\b(long|big|quick|hard|easy|tough|simple) (job|fix|swap|task)\b|\bhow long\b"
     r"|\bput (it |that |this |them )?(in|on|back)\b"
     # "whats the best way to get that out and a fresh one in": the fitting, no name
-    r"|\bbest way\b|\b(get|take|yank|pop) (it|that|this|them) out\b|\b(a|the) (new|fresh) one\b",
+    r"|\bbest way\b|\b(get|take|yank|pop) (it|that|this|them) out\b|\b(a|the) (new|fresh) one\b"
+    # "do i need to pull the unit out": moving the appliance to reach the part
+    r"|\b(pull|slide|move|roll|drag|tip|tilt)\w* (out )?(the |my |this |our )?(whole )?"
+    r"(unit|fridge|refrigerator|dishwasher|appliance|machine)\b( out\b| away\b| forward\b)?",
     re.IGNORECASE,
 )
 

@@ -621,6 +621,27 @@ def test_after_a_list_of_one_a_question_that_names_nothing_is_about_that_part() 
     assert referenced_part(convo("how much")) is None
 
 
+def test_yes_to_a_search_that_found_one_part_is_that_part() -> None:
+    one = AIMessage(
+        "Here's what I found for your 10640563010:\n"
+        "1. **Relay and Overload Combination** (PS11749877) · $73.28 · In Stock\n"
+        "Would you like details, a fit check or installation steps for one of these?"
+    )
+    for said in ("yes pls", "yeah", "sure please"):
+        assert referenced_part(convo(said, one)) == "PS11749877", said
+    # a thanks or an ok closes, it takes no offer
+    for said in ("ok thanks", "ok", "yes thanks"):
+        assert referenced_part(convo(said, one)) is None, said
+    # of several found, "yes" picks none
+    assert referenced_part(convo("yes pls")) is None
+    # a diagnosis's list of one is the usual fix, not an offer of its details
+    fix = AIMessage(
+        "For *Clicking sound* on your 10640563010, these parts are the usual fix:\n"
+        "1. **Relay and Overload Combination** (PS11749877) · $73.28"
+    )
+    assert referenced_part(convo("yes pls", fix)) is None
+
+
 def test_a_listed_name_among_courtesy_words_in_a_question_picks_the_part() -> None:
     assert referenced_part(convo("merci! the drain pump, how much?")) == "PS11753379"
     assert referenced_part(convo("Kindly tell me the price of door seal")) == "PS12348515"
@@ -1135,6 +1156,9 @@ def test_it_right_after_a_search_is_its_best_match() -> None:
         # words of effort or courtesy name no part
         "can i replace it myself",
         "is it easy to put on",
+        # moving the appliance to reach the part names no part ("unit" is a part type)
+        "how do i install it, do i need to pull the unit out",
+        "how do i replace it, do i have to slide the dishwasher out",
     ):
         assert referenced_part(convo(said, found)) == "PS958888", said
     assert referenced_part(convo("thats it, thanks", found)) is None  # a closing
