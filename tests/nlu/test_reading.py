@@ -680,7 +680,11 @@ async def test_a_part_for_a_model_opening_a_chat_asks_whether_it_fits(
 async def test_the_fitting_asked_alone_is_an_install_whatever_the_classifier_guesses(
     catalog: Catalog,
 ) -> None:
-    for text in ("is that diy-able, what are the steps", "any instructions for swapping it"):
+    for text in (
+        "is that diy-able, what are the steps",
+        "any instructions for swapping it",
+        "whats the easiest way to fit that in",
+    ):
         reading = await read(text, catalog, _Guess("details"))  # type: ignore[arg-type]
         assert reading.intent == "install", text
     # with a price, its stock or how long it takes, its details

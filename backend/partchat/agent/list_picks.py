@@ -69,6 +69,12 @@ _POINTS = re.compile(
     rf"{_POINTING}( one)?\b|^\W*(\w+\W+){{0,2}}?(that'?s|this is) (the|my) one\b", re.I
 )
 _IT = re.compile(r"\b(it|that|this)\b", re.IGNORECASE)
+# A choice that ends a message, after its reasons ("…, so lets go with the hinge kit")
+_CHOICE_LAST = re.compile(
+    r"(?:[,.;!?]|\bso\b|\bthen\b)\s*((?:let'?s|i'?ll|ill|we'?ll|i'?m gonna|im gonna|gonna|"
+    r"give me|gimme|go with|going with|i'?ll take|ill take)\b[^,.;!?]*)\W*$",
+    re.IGNORECASE,
+)
 _YES_ALONE = re.compile(r"^\W*(yes|yeah|yea|yep|yup|ya|sure)(\W+(please|pls|plz))?\W*$", re.I)
 # "fits 71053 too?", "and fit my WDT780SAEM1?": a fit asked with its subject left out
 _FIT_FIRST = re.compile(r"^\W*((and|also|so|ok)\W+)*(fits?|will fit|would fit)\b", re.I)
@@ -368,6 +374,15 @@ def referenced_part(
     if len(messages) < 2 or not isinstance(messages[-1], HumanMessage):
         return None
     text = str(messages[-1].text)
+    chosen = _CHOICE_LAST.search(text)
+    if chosen is not None and chosen.start() > 0:
+        # "my buddy said to check the fan in the back so lets go with the condenser fan
+        # motor kit", "the filter looks fine, ill take the door seal": the choice that
+        # ends the message, its reasons before it aside
+        # (a choice of a part not listed, "so lets go with the spray arm", picks none)
+        picked = referenced_part([*messages[:-1], HumanMessage(chosen[1])], numbers)
+        if picked is not None or _named_words(chosen[1]) & _part_type_stems():
+            return picked
     back = _BACK_TO.search(text)
     said = _EARLIER.sub(" ", text[back.start() :] if back else text)
     if said != text and not _WHICH_OR_ANY.search(said) and not _WANTS_OPTIONS.search(said):
@@ -663,11 +678,14 @@ def _pointed(
         return pick(among, key=among.__getitem__)
     if (_THAT_ONE_FIRST.match(text) or _ABOUT_THAT_ONE.search(text)) and len(kind := wanted()) == 1:
         return kind[0]  # "that one. in stock?" after a list with one part of that kind
+    if newest and _YES_ALONE.match(text) and _SEARCH_LIST.search(listing):
+        # "yes pls" to "Would you like details … for one of these?" after a search: the
+        # part found, or the one whose name has every word the shopper searched for
+        # ("the door bottom seal" → the *Dishwasher Door Bottom Seal*, not the hinge kit)
+        named = numbers if len(numbers) == 1 else _named(items, asked) if asked else []
+        return named[0] if len(named) == 1 else None
     if len(numbers) == 1 and (
         THAT_ONE.match(text)
-        # "yes pls" to "Would you like details … for one of these?" after a search that
-        # found one part: that part
-        or (newest and _YES_ALONE.match(text) and _SEARCH_LIST.search(listing))
         or (_ASKS_ABOUT.search(text) and not _named_words(text) and _is_list(listing, pattern))
     ):
         return numbers[0]  # "ok that one", "how much?" after a list of one

@@ -821,6 +821,11 @@ PRICE_SLANG = (
     r"(?: one)? (?:run|go(?:es)? for|going for|set me back)"
 )
 # A question about a part's price or stock ("replacement ice maker one, how much").
+# "should i just replace the whole ice maker assembly?": whether to buy it, not how to
+# fit it (with its price asked, its details)
+_WHETHER_TO_REPLACE = re.compile(
+    r"\b(should|shall) (i|we) (just )?(replace|swap|change|get|buy|order)\b", re.IGNORECASE
+)
 _PRICE_QUESTION = re.compile(
     rf"\b(how much|price\w*|cost\w*|in stock|stock|{PRICE_SLANG})\b", re.IGNORECASE
 )
@@ -976,6 +981,8 @@ def fit_asked_first(text: str) -> bool:
     if fit is not None and _HOW_DO_I.search(text[: fit.start()]):
         return False
     fitting = _FITTING_ASKED.search(text)
+    if fit is not None and fitting is not None and fitting.start() <= fit.end() + 1:
+        return False  # "whats the easiest way to fit that in": "fit" is the fitting's verb
     return fit is not None and (fitting is None or fit.start() < fitting.start())
 
 
@@ -1242,7 +1249,7 @@ def resolve_intent(
         # (a fitting's word in a listed name asks none: "ok lets go with the install kit")
         fitting = (
             None
-            if only_a_name(text)
+            if only_a_name(text) or (price and _WHETHER_TO_REPLACE.search(text))
             else _INSTALL_WORDS.search(without_listed_names(text, messages))
         )
         if _price_first(text) or (fitting and price and _LIFESPAN.search(text)):

@@ -146,7 +146,10 @@ _FINE = re.compile(
 # the dishwasher's heating.
 _STILL_COLD = re.compile(
     r"(?<!water )(?<!water is )\bstill (cold|cool|chilly|icy|frosty)\b|"
-    r"\b(cold|cool|chilly|icy|frosty|frozen) as (it )?ever\b"
+    r"\b(cold|cool|chilly|icy|frosty|frozen) as (it )?ever\b|"
+    # a light or display that still comes on ("light inside still comes on tho")
+    r"\b(light|lights|bulb|display|screen|leds?)\b[\w ]{0,20}\bstill (comes? on|lights? up|turns? on|"
+    r"glows?)\b"
 )
 
 

@@ -17,6 +17,7 @@ from partchat.nlu.extraction import Extraction, extract
 from .denials import denied_slugs
 from .dialogue import ANSWER, JOBS, unawaited
 from .features import (
+    FITTED_IN,
     NEGATOR,
     fine_clauses,
     normalize,
@@ -279,12 +280,13 @@ async def read(
     elif (
         ruled is None
         and intent == "details"
-        and fitting_asked(norm)
+        and (fitting_asked(norm) or FITTED_IN.search(norm))
         and not (PRICE_QUESTION.search(norm) or AVAILABILITY.search(text) or _HOW_LONG.search(norm))
     ):
-        # "is that diy-able, what are the steps": the fitting asked, and nothing a part's
-        # details answer (977 of the train and dev texts that ask it are installs; the 4
-        # details ask a price, its stock or how long it takes too)
+        # "is that diy-able, what are the steps", "whats the easiest way to fit that in":
+        # the fitting asked, and nothing a part's details answer (977 of the train and dev
+        # texts that ask it are installs; the 4 details ask a price, its stock or how long
+        # it takes too; of the 162 more that put a part in with any verb, none are details)
         intent = "install"
     if (
         ruled is None

@@ -621,6 +621,16 @@ def test_after_a_list_of_one_a_question_that_names_nothing_is_about_that_part() 
     assert referenced_part(convo("how much")) is None
 
 
+def test_a_choice_that_ends_the_message_after_its_reasons_picks_the_part() -> None:
+    said = "my buddy said to check the fan in the back so lets go with the drain pump"
+    assert referenced_part(convo(said)) == "PS11753379"
+    assert referenced_part(convo("the filter looks fine, ill take the door seal")) == ("PS12348515")
+    # a choice of nothing listed picks nothing
+    assert referenced_part(convo("the pump is fine, so lets go with the spray arm")) is None
+    # a choice that names no part leaves the pick to the rest
+    assert referenced_part(convo("prob the drain pump, lets see that one")) == "PS11753379"
+
+
 def test_yes_to_a_search_that_found_one_part_is_that_part() -> None:
     one = AIMessage(
         "Here's what I found for your 10640563010:\n"
@@ -632,7 +642,18 @@ def test_yes_to_a_search_that_found_one_part_is_that_part() -> None:
     # a thanks or an ok closes, it takes no offer
     for said in ("ok thanks", "ok", "yes thanks"):
         assert referenced_part(convo(said, one)) is None, said
-    # of several found, "yes" picks none
+    # of several found, the one whose name has every word searched for
+    found = AIMessage(
+        "Here's what I found for your 004621710A:\n"
+        "1. **Dishwasher Door Bottom Seal** (PS11703834) · $8.91 · In Stock\n"
+        "2. **Door Spring** (PS1524996) · $48.95 · In Stock\n"
+        "Would you like details, a fit check or installation steps for one of these?"
+    )
+    searched = [HumanMessage("the door bottom seal"), found, HumanMessage("ya")]
+    assert referenced_part(searched) == "PS11703834"
+    searched = [HumanMessage("door parts"), found, HumanMessage("ya")]
+    assert referenced_part(searched) is None
+    # a diagnosis's list of several: none
     assert referenced_part(convo("yes pls")) is None
     # a diagnosis's list of one is the usual fix, not an offer of its details
     fix = AIMessage(

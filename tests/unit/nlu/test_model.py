@@ -454,9 +454,13 @@ def test_a_fine_word_under_a_negation_or_a_stop_says_no_part_is_fine() -> None:
         "fridge part is still cold",
         "right side is cold as ever",
         "top freezer side is chilly as ever",
+        "light inside still comes on",
+        "the display still lights up",
     ):
         out = without_fine_clauses(f"not draining, {text}")
         assert out is not None and "draining" in out and text.split()[-1] not in out, text
+    # a light that no longer comes on is no fine clause
+    assert without_fine_clauses("light doesnt come on anymore") is None
 
 
 def test_idioms_of_failing_read_as_the_corpus_word() -> None:
@@ -921,6 +925,9 @@ def test_whether_it_fits_asked_before_the_fitting_is_the_fit_check(model: Unders
     # "fit" as the fitting's verb after "how do i"; "how do i know if it fits" asks the fit
     assert not fit_asked_first("good. how do i get the old gasket off and fit this one")
     assert fit_asked_first("how do i know if it fits my WDT780SAEM1")
+    # "fit" as the verb of the fitting it asks about, with no "how do i"
+    assert not fit_asked_first("whats the easiest way to fit that in")
+    assert fit_asked_first("does it fit in my 10641012104")
     details = AIMessage("**Door Gasket** (PS11746830) · $42.10\n\nWant the installation steps?")
     text = "does that also fit my other LG, LDS5774ST? and how hard is it to install"
     messages = [HumanMessage("PS11746830"), details, HumanMessage(text)]
@@ -944,6 +951,9 @@ def test_after_a_pick_the_question_asked_first_is_the_job(model: Understanding) 
         ("whats the 2nd one and is it hard to change", "details"),
         # "the fix" is the job, not what a part is
         ("whats the fix, how do i swap the filter", "install"),
+        # whether to replace it, with its price asked: its details
+        ("should i just replace the whole filter? whats the price on that", "details"),
+        ("should i replace the filter myself", "install"),
     ):
         messages = [HumanMessage("LG 71052 water filter"), listed, HumanMessage(text)]
         assert resolve_intent("answer", messages, model, picked_part=True) == job, text
