@@ -67,6 +67,9 @@ async def test_a_model_of_ours_keeps_a_message_in_scope(
         ("fridge light is out and the ice maker stopped making ice",
          {"refrigerator/light-not-working", "refrigerator/ice-maker-not-making-ice"}),
         ("the dishwasher won't drain", {"dishwasher/not-draining"}),
+        # two compartments said with one state are one clause: both warm, not the freezer
+        ("both the fridge and the freezer are warm and the compressor just runs and runs",
+         {"refrigerator/fridge-and-freezer-are-too-warm", "refrigerator/fridge-runs-too-long"}),
     ],
 )  # fmt: skip
 async def test_each_clause_can_state_a_symptom_of_its_own(

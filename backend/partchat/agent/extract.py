@@ -15,6 +15,7 @@ from partchat.nlu.dialogue import (
     ANSWER,
     NO_MODEL,
     PAST_THE_END,
+    asks_the_fit,
     awaits_reply,
     bare,
     corrected_compartment,
@@ -195,7 +196,9 @@ async def _own_model(messages: Sequence[BaseMessage], catalog: CatalogReader) ->
         known = [x["model"] for x in found["models"] if x["known"]]
         if not known:
             continue
-        if names_another_appliance(m.text):
+        if names_another_appliance(m.text) or (not others and asks_the_fit(m.text)):
+            # ("does 242303001 work in a CRSE263TS0 too" then "how would i swap it on
+            # mine": the model whose fit was asked last is the other one)
             others = True
             continue
         return known[-1] if others else None

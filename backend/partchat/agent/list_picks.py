@@ -32,7 +32,7 @@ _ORD = "(" + "|".join(w for w in _ORDINALS if w not in ("top", "bottom")) + ")"
 _FILLER = r"(ok(ay)?|so|um+|uh+|h+m+|well|and|then|yes|yeah|yep|lets? (go with|do|try)|go with|i'?ll take|take)"
 _COURTESY = r"pls|plz|please|thanks?|thx|ty|then"
 _ORDINAL = re.compile(
-    rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b(?!\s+(\d|digits?|numbers?|letters?|characters?|bit)\b)|\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice|result|hit|match|entry|listing|pick|suggestion)\b|"
+    rf"\bthe\s+(?P<a>{_ORD[1:-1]})\b(?!\s+(\d|digits?|numbers?|letters?|characters?|bit)\b)|(?<!\ba )(?<!\ban )\b(?P<b>{_ORD[1:-1]})\s+(?:one|part|option|item|choice|result|hit|match|entry|listing|pick|suggestion)\b|"
     r"\b(?P<c>top|bottom)\s+(one|result|hit|match|pick)\b|\bone (?:at|on) the\s+(?P<d>top|bottom)\b|"
     r"(?:\bnumber|\bno\.?|#|\boption|\bitem)\s*(?P<n>[1-9]|one|two|three|four|five|six|seven)\b|"
     # a digit alone, after filler and before courtesy ("2", "ok so 1", "3 pls", "the 2")

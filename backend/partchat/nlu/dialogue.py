@@ -92,6 +92,13 @@ _FIT_WORDS = re.compile(
     r"(right|correct|good|ok|okay) for (my|a|an|the|our|his|her|their|this|that))\b",
     re.IGNORECASE,
 )
+
+
+def asks_the_fit(text: str) -> bool:
+    """The message asks in words whether a part fits ("does it work in a CRSE263TS0 too")."""
+    return _FIT_WORDS.search(text) is not None
+
+
 # "is the drain hose on that list", "is the fill cup one of them": whether a part type is
 # among the parts, asked by its name: a search for it answers with its fit.
 _AMONG = re.compile(
@@ -975,6 +982,9 @@ _HOW_DO_I = re.compile(
 )
 
 
+_TO_FIT_IT = re.compile(r"\bto fit (it|this|that|them|one)\b(?! (in|on|into|to|with)\b)", re.I)
+
+
 def fit_asked_first(text: str) -> bool:
     """Whether it fits is asked, before any fitting question."""
     fit = _FIT_ASKED.search(text)
@@ -983,6 +993,9 @@ def fit_asked_first(text: str) -> bool:
     fitting = _FITTING_ASKED.search(text)
     if fit is not None and fitting is not None and fitting.start() <= fit.end() + 1:
         return False  # "whats the easiest way to fit that in": "fit" is the fitting's verb
+    verb = _TO_FIT_IT.search(text)
+    if fit is not None and verb is not None and verb.start() <= fit.start() < verb.end():
+        return False  # "how long will it take me to fit it"
     return fit is not None and (fitting is None or fit.start() < fitting.start())
 
 

@@ -131,7 +131,12 @@ _UNSURE_SCOPE = 0.6
 _ADDS = re.compile(r"\b(?:too|either|as well)\W*$", re.IGNORECASE)
 # "+", "&" and a lone "n" are "and" as shoppers type it ("fridge+freezer warm", "tiny
 # cubes + water trickles", "fridge n freezer not cold").
-_CLAUSES = re.compile(r"[,.;!?+&]+|\b(?:and|n|but|also|plus|then)\b", re.IGNORECASE)
+# ("both the fridge and the freezer are warm" is one clause: two compartments, one state)
+_CLAUSES = re.compile(
+    r"[,.;!?+&]+|\b(?:and|n)\b(?!\s+(?:the\s+|my\s+)?(?:freezer|fridge|refrigerator)s?"
+    r"(?:\s+(?:side|part|section|compartment))?\s+(?:are|were|r|both)\b)|\b(?:but|also|plus|then)\b",
+    re.IGNORECASE,
+)
 _AND_SIGN = re.compile(r"\s*\+\s*|\s+n\s+", re.IGNORECASE)
 # "is PS11731660 the water supply tube for KDTE334GPS0": a part and a model in a question
 # that asks whether one goes with the other.

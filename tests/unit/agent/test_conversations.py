@@ -101,6 +101,27 @@ CONVERSATIONS: dict[str, list[Step]] = {
             ctx={"productModel": "2213222N414"},
         ),
     ],
+    "another-models-fit-asked-then-back-to-mine": [
+        # no "my sister's": the model whose fit was asked last is the other one
+        Step(
+            "does PS12348515 fit 2213222N414",
+            calls=[("check_compatibility", {"partNumber": "PS12348515", "model": "2213222N414"})],
+        ),
+        Step(
+            "does it work in a WDT780SAEM1 too",
+            calls=[("check_compatibility", {"partNumber": "PS12348515", "model": "WDT780SAEM1"})],
+        ),
+        Step(
+            "and how would i swap it on mine",
+            calls=[
+                (
+                    "get_installation_instructions",
+                    {"partNumber": "PS12348515", "model": "2213222N414"},
+                )
+            ],
+            ctx={"productModel": "2213222N414"},
+        ),
+    ],
     "how-easy-it-is-to-fit-after-its-fit-check": [
         Step("how much is 5304507158", calls=[("get_part_details", {"partNumber": "PS11770610"})]),
         Step(

@@ -1328,6 +1328,9 @@ def test_a_place_past_the_end_of_the_list_gives_its_length() -> None:
         "the 5th of december works",
         "the fifth drain hose",  # a part type: a search
         "hi",
+        # another appliance, not a place: "a second one", "an eighth one"
+        "will that work in 10651793410 too? we got a fifth one in the basement",
+        "does it fit an eighth one we have",
     ):
         assert place_past_the_end(convo(text)) is None, text
     assert place_past_the_end(convo("the 7th one", AIMessage("Hi there!"))) is None

@@ -927,6 +927,8 @@ def test_whether_it_fits_asked_before_the_fitting_is_the_fit_check(model: Unders
     assert fit_asked_first("how do i know if it fits my WDT780SAEM1")
     # "fit" as the verb of the fitting it asks about, with no "how do i"
     assert not fit_asked_first("whats the easiest way to fit that in")
+    assert not fit_asked_first("hw long will it take me to fit it")
+    assert fit_asked_first("is it the right part to fit it to my 10641012104")
     assert fit_asked_first("does it fit in my 10641012104")
     details = AIMessage("**Door Gasket** (PS11746830) · $42.10\n\nWant the installation steps?")
     text = "does that also fit my other LG, LDS5774ST? and how hard is it to install"
