@@ -827,12 +827,12 @@ PRICE_SLANG = (
     r"what(?:'?s| does| do| would| will)?(?: (?:that|it|this|they|those|the(?: \w+){1,3}))?"
     r"(?: one)? (?:run|go(?:es)? for|going for|set me back)"
 )
-# A question about a part's price or stock ("replacement ice maker one, how much").
 # "should i just replace the whole ice maker assembly?": whether to buy it, not how to
 # fit it (with its price asked, its details)
 _WHETHER_TO_REPLACE = re.compile(
     r"\b(should|shall) (i|we) (just )?(replace|swap|change|get|buy|order)\b", re.IGNORECASE
 )
+# A question about a part's price or stock ("replacement ice maker one, how much").
 _PRICE_QUESTION = re.compile(
     rf"\b(how much|price\w*|cost\w*|in stock|stock|{PRICE_SLANG})\b", re.IGNORECASE
 )
@@ -982,6 +982,7 @@ _HOW_DO_I = re.compile(
 )
 
 
+# "fit" as the verb of the fitting ("how long will it take me to fit it"), not of a fit
 _TO_FIT_IT = re.compile(r"\bto fit (it|this|that|them|one)\b(?! (in|on|into|to|with)\b)", re.I)
 
 
