@@ -15,7 +15,6 @@ from partchat.nlu.dialogue import (
     ANSWER,
     NO_MODEL,
     PAST_THE_END,
-    asks_the_fit,
     awaits_reply,
     bare,
     corrected_compartment,
@@ -32,8 +31,10 @@ from partchat.nlu.dialogue import (
     what_is_said,
 )
 from partchat.nlu.extraction import Extraction, extract
+from partchat.nlu.features import normalize
 from partchat.nlu.model import Understanding
 from partchat.nlu.reading import read
+from partchat.nlu.rules import asks_the_fit_in_words
 from partchat.nlu.spelling import respell
 
 _YES = re.compile(
@@ -196,7 +197,9 @@ async def _own_model(messages: Sequence[BaseMessage], catalog: CatalogReader) ->
         known = [x["model"] for x in found["models"] if x["known"]]
         if not known:
             continue
-        if names_another_appliance(m.text) or (not others and asks_the_fit(m.text)):
+        if names_another_appliance(m.text) or (
+            not others and asks_the_fit_in_words(normalize(m.text))
+        ):
             # ("does 242303001 work in a CRSE263TS0 too" then "how would i swap it on
             # mine": the model whose fit was asked last is the other one)
             others = True

@@ -94,11 +94,6 @@ _FIT_WORDS = re.compile(
 )
 
 
-def asks_the_fit(text: str) -> bool:
-    """The message asks in words whether a part fits ("does it work in a CRSE263TS0 too")."""
-    return _FIT_WORDS.search(text) is not None
-
-
 # "is the drain hose on that list", "is the fill cup one of them": whether a part type is
 # among the parts, asked by its name: a search for it answers with its fit.
 _AMONG = re.compile(
