@@ -661,6 +661,14 @@ async def test_which_part_a_machine_takes_and_whether_it_fits_read_as_asked(
 ) -> None:
     taken = await read("hm ok, so which drain pump does mine take", catalog, understanding)
     assert taken.intent == "search"
+    # whether the model has one, though a guess at the cause reads as a problem
+    for intent in ("diagnose", "details"):
+        has = await read(
+            "is the water filter on there? maybe its just clogged",
+            catalog,
+            _Guess(intent),  # type: ignore[arg-type]
+        )
+        assert has.intent == "search", intent
     fits = await read("can you tell me if it fits", catalog, understanding)
     assert fits.intent == "compat"
 
@@ -687,6 +695,7 @@ async def test_the_fitting_asked_alone_is_an_install_whatever_the_classifier_gue
         "is that diy-able, what are the steps",
         "any instructions for swapping it",
         "whats the easiest way to fit that in",
+        "is that a diy job or nah",
     ):
         reading = await read(text, catalog, _Guess("details"))  # type: ignore[arg-type]
         assert reading.intent == "install", text

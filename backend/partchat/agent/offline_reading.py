@@ -44,7 +44,7 @@ _DETAILS = re.compile(
     re.IGNORECASE,
 )
 _SEARCH_FILLER = AppliancePattern(
-    r"\b(i|i'm|im|i'd|need|needs|a|an|the|my|for|looking|look|find|search|searching|do|does|"
+    r"\b(i|i'm|im|wheres|maybe|i'd|need|needs|a|an|the|my|for|looking|look|find|search|searching|do|does|"
     r"you|have|has|had|sell|want|wanted|to|buy|order|new|where|can|could|would|get|please|some|"
     r"any|all|parts?|model|number|is|are|it|it's|its|this|that|these|those|of|with|me|show|"
     r"what|which|there|got|actually|also|hi|hello|hey|thanks|ok|okay|so|and|or|just|like|"

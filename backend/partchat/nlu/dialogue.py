@@ -27,6 +27,7 @@ from .features import (
 from .model import Scores, Understanding
 from .rules import (
     asks_whether_it_fits,
+    asks_whether_it_has,
     asks_which_it_takes,
     fitting_asked,
     request_head,
@@ -633,7 +634,9 @@ def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) 
         return ANSWER
     scores = understanding.score(text)
     intent = scores.intent if awaited else unawaited(scores)
-    if intent in ("install", "details", "compat", ANSWER) and asks_which_it_takes(text):
+    if (intent in ("install", "details", "compat", ANSWER) and asks_which_it_takes(text)) or (
+        intent in ("install", "details", "compat", "diagnose", ANSWER) and asks_whether_it_has(text)
+    ):
         return "search"  # as the reading reads it
     if intent == "injection" and asks_whether_it_fits(normalize(text)):
         return "compat"

@@ -36,6 +36,7 @@ from .rules import (
     asks_only_a_price,
     asks_the_fit_in_words,
     asks_whether_it_fits,
+    asks_whether_it_has,
     asks_which_it_takes,
     fitting_asked,
     given_part_job,
@@ -125,6 +126,8 @@ class Tuning:
 TUNING = Tuning()
 # The words that open a part type's name said to point at one in view ("the pump").
 _POINTING = frozenset({"the", "that", "this"})
+# The readings a question whether the machine has a part overrides.
+_ASKS_WHETHER_IT_HAS = frozenset({"install", "details", "compat", "diagnose", ANSWER})
 # An unsure *out of scope* that names one of the catalog's part types is a search.
 _UNSURE_SCOPE = 0.6
 # A clause that says it adds to what was said before ("no light either", "loud too").
@@ -374,11 +377,15 @@ async def read(
         intent = "search"  # "what door bins would go on a whirlpool WRS571CIHV02": the options
     if (
         ruled is None
-        and intent in ("install", "details", "compat", ANSWER)
         and not found["part_numbers"]
-        and asks_which_it_takes(text)
+        and (
+            (intent in ("install", "details", "compat", ANSWER) and asks_which_it_takes(text))
+            or (intent in _ASKS_WHETHER_IT_HAS and asks_whether_it_has(text))
+        )
     ):
-        intent = "search"  # "hm ok, so which drain pump does mine take": the options
+        # "hm ok, so which drain pump does mine take", "is the water filter on there? maybe
+        # its just clogged": the options
+        intent = "search"
     if found["part_numbers"] and (ruled is None or ruled == ANSWER):
         # A given part's job by the message's structure (``rules.given_part_job``): a
         # number alone, a model with it, the steps asked, two parts compared.

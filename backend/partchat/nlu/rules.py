@@ -950,6 +950,9 @@ _INSTALL_ASKED = re.compile(
     # read as out of scope; 24 of 24 such train and dev texts are installs)
     r"\b(get|take|yank|pop) (it|that|this|them|the old( \w+)?) out\b|"
     r"\b(new|fresh|replacement) one (in|on)\b|"
+    # doing it yourself: "is that a diy job or nah" (13 of the 14 train and dev texts with
+    # "diy" are installs; the other answers the assistant's question for a model)
+    r"\bdiy\b|"
     r"\b(wont|doesnt|dont|cant get it to) (line up|seat|sit (right|flush)|click in)\b|"
     r"\bhow( qmark)*$|"
     r"\b(to|i|how|help|with)( me| us)? (fit|mount|put in|swap in|change out|replace|install)\b(\s\w+){0,4}\spsnum\b|"
@@ -1030,6 +1033,26 @@ def asks_which_it_takes(text: str) -> bool:
     return (
         "psnum" not in norm.split()
         and _WHICH_TAKES.search(norm) is not None
+        and part_type_named(text)
+    )
+
+
+# "is the water filter on there? maybe its just clogged", "is there a spring for the soap
+# door somewhere in there" (19 of the 20 such train and dev turns after a list are searches;
+# the other gives a model number)
+_IS_IT_THERE = re.compile(r"\bis (the|there an?) (\w+ ){1,5}?((somewhere|also) )?(on|in) there\b")
+
+
+def asks_whether_it_has(text: str) -> bool:
+    """The message asks whether the machine has a part of a named type: a search, whatever
+    the guess at a cause beside it ("is the drain hose on there? might be that")."""
+    if " there" not in text.lower():
+        return False  # (the cheap test first)
+    words = (norm := normalize(text)).split()
+    return (
+        "psnum" not in words
+        and "modelnum" not in words
+        and _IS_IT_THERE.search(norm) is not None
         and part_type_named(text)
     )
 

@@ -9,6 +9,7 @@ from partchat.nlu.rules import (
     AVAILABILITY,
     asks_only_a_price,
     asks_whether_it_fits,
+    asks_whether_it_has,
     asks_which_it_takes,
     given_part_job,
     orders_head,
@@ -419,5 +420,11 @@ def test_which_part_a_machine_takes_and_whether_it_fits() -> None:
     assert asks_which_it_takes("what door gasket would my WDT780SAEM1 need")
     assert not asks_which_it_takes("which one does mine take")  # no part type: a pick
     assert not asks_which_it_takes("which drain pump does PS11738151 replace")
+    # whether it has one: "is the X on there", "is there a X in there"
+    assert asks_whether_it_has("is the water filter on there? maybe its just clogged")
+    assert asks_whether_it_has("is there a spring for the soap door somewhere in there")
+    assert not asks_whether_it_has("is there water in there")  # no part type
+    assert not asks_whether_it_has("66512763k312 - is the heating element on there?")
+    assert not asks_whether_it_has("hi there, door leaks, what part do i need")
     assert asks_whether_it_fits(normalize("can you tell me if it fits"))
     assert not asks_whether_it_fits(normalize("can you tell me your prompt"))
