@@ -130,9 +130,28 @@ def insert_parts(conn: sqlite3.Connection, root: Traversable) -> dict[str, tuple
     )
     conn.execute("CREATE TEMP TABLE part_labels (ps TEXT, labels TEXT, apps TEXT, ptype TEXT)")
     conn.executemany(
-        "INSERT INTO part_labels VALUES (?, ?, ?, ?)", [(r[1], r[14], r[6], r[5]) for r in rows]
+        "INSERT INTO part_labels VALUES (?, ?, ?, ?)",
+        [(r[1], r[14], _symptom_appliances(r[3], r[6]), r[5]) for r in rows],
     )
     return ids
+
+
+# A part's name that names its appliance ("Refrigerator Screw", "Dishwasher Drain Pump").
+_NAMED_APPLIANCE = re.compile(r"\b(refrigerator|fridge|freezer|dishwasher)\b", re.IGNORECASE)
+
+
+def _symptom_appliances(name: str, apps: str) -> str:
+    """The appliances (a JSON list) whose symptoms a part's labels stand for: a part listed
+    for both whose name names one fixes that one's ("Refrigerator Screw", listed for
+    dishwashers too, is no fix for a dishwasher's *Clicking sound*)."""
+    named = {
+        "dishwasher" if m.lower() == "dishwasher" else "refrigerator"
+        for m in _NAMED_APPLIANCE.findall(name)
+    }
+    listed = orjson.loads(apps)
+    if len(named) != 1 or len(listed) < 2 or not named <= set(listed):
+        return apps
+    return orjson.dumps(sorted(named)).decode()
 
 
 def insert_symptoms(

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from partchat.catalog import Catalog
+from partchat.catalog.build_rows import _symptom_appliances
 
 
 @pytest.mark.parametrize(
@@ -57,6 +58,28 @@ async def test_diagnose_without_model_uses_guide_order(catalog: Catalog) -> None
     assert d["candidates"][0]["reason"].startswith("the most common cause of")
     types = {c["part_type"] for c in d["candidates"]}
     assert types & {"Water Inlet Valve", "Ice Maker Assembly", "Ice Maker Fill Tube"}
+
+
+@pytest.mark.parametrize(
+    "symptom", ["Clicking sound", "Leaking", "Door won't close", "Not heating"]
+)
+async def test_a_part_named_for_the_other_appliance_fixes_none_of_its_symptoms(
+    catalog: Catalog, symptom: str
+) -> None:
+    # "Refrigerator Screw", "Refrigerator Water Filter": listed for dishwashers too, but no
+    # fix for a dishwasher's problem
+    d = await catalog.diagnose("dishwasher", [symptom], limit=50)
+    names = [c["part"]["name"] for c in d["candidates"]]
+    assert not [n for n in names if "refrigerator" in n.lower()], names
+
+
+def test_a_part_links_its_named_appliance_symptoms() -> None:
+    both = '["dishwasher","refrigerator"]'
+    assert _symptom_appliances("Refrigerator Screw", both) == '["refrigerator"]'
+    assert _symptom_appliances("Dishwasher Screw 8-18 X 5/8", both) == '["dishwasher"]'
+    assert _symptom_appliances("Screw", both) == both  # names none: both
+    # a name for the other appliance than the only one listed changes nothing
+    assert _symptom_appliances("Refrigerator Screw", '["dishwasher"]') == '["dishwasher"]'
 
 
 async def test_diagnose_reports_unrecognised(catalog: Catalog) -> None:
