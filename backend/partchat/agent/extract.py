@@ -71,7 +71,12 @@ async def _extract_with_confirmation(
         if len(known) == 1:  # one clear suggestion: "yes" means that model
             found["models"] = known
     if not found["part_numbers"] and not found["unknown_part_numbers"]:
-        pointed = referenced_part(messages, await catalog.part_number_pattern())
+        numbers = await catalog.part_number_pattern()
+        if place_past_the_end(messages, numbers) is not None:
+            # "the 2nd one, is it in stock" after a list of one: a place no list has, not
+            # that one part by its "it" (the shopper is told how many there are)
+            return False
+        pointed = referenced_part(messages, numbers)
         part = await catalog.get_part(pointed) if pointed else None
         if part is not None:
             found["part_numbers"] = [part["ps_number"]]

@@ -904,6 +904,8 @@ CONVERSATIONS: dict[str, list[Step]] = {
             ],
         ),
         Step("2", calls=NO_TOOLS, has=["I only listed one part there"], lacks=["1 to"]),
+        # its "it" does not take the one part the place is past
+        Step("the 2nd one, is it in stock", calls=NO_TOOLS, has=["I only listed one part"]),
         Step(
             "that one",
             calls=[("get_part_details", {"partNumber": "PS8697040", "model": "63016302404"})],
