@@ -60,7 +60,10 @@ def confirmed_suggestion(messages: Sequence[BaseMessage]) -> str | None:
 
 
 async def _extract_with_confirmation(
-    found: Extraction, messages: Sequence[BaseMessage], catalog: CatalogReader
+    found: Extraction,
+    messages: Sequence[BaseMessage],
+    catalog: CatalogReader,
+    past_the_end: bool = False,
 ) -> bool:
     """Complete ``found`` from the conversation: "yes" to a suggested model, "the second
     one" from the parts just listed. True when a listed part was picked."""
@@ -70,13 +73,10 @@ async def _extract_with_confirmation(
         known = [m for m in offered["models"] if m["known"]]
         if len(known) == 1:  # one clear suggestion: "yes" means that model
             found["models"] = known
-    if not found["part_numbers"] and not found["unknown_part_numbers"]:
-        numbers = await catalog.part_number_pattern()
-        if place_past_the_end(messages, numbers) is not None:
-            # "the 2nd one, is it in stock" after a list of one: a place no list has, not
-            # that one part by its "it" (the shopper is told how many there are)
-            return False
-        pointed = referenced_part(messages, numbers)
+    if not found["part_numbers"] and not found["unknown_part_numbers"] and not past_the_end:
+        # (a place no list has picks nothing: "the 2nd one, is it in stock" after a list of
+        # one is not that one part by its "it"; the shopper is told how many there are)
+        pointed = referenced_part(messages, await catalog.part_number_pattern())
         part = await catalog.get_part(pointed) if pointed else None
         if part is not None:
             found["part_numbers"] = [part["ps_number"]]
@@ -110,7 +110,12 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
         # ("evap fan moter, in stok?") and without the filler that opens it ("ok so 2nd
         # looks right"); the reading above had the shopper's own
         seen = [*messages[:-1], HumanMessage(respell(said))] if messages[-1] is last else messages
-        picked = await _extract_with_confirmation(found, seen, catalog)
+        past_the_end = (
+            not found["part_numbers"]
+            and not found["unknown_part_numbers"]
+            and place_past_the_end(seen, await catalog.part_number_pattern()) is not None
+        )
+        picked = await _extract_with_confirmation(found, seen, catalog, past_the_end)
         correction = corrects(said)
         update = apply_extraction(
             state,
@@ -138,12 +143,7 @@ def make_extract_node(catalog: CatalogReader, understanding: Understanding):  # 
             states_symptom=states_symptom,
             known_model=any(m["known"] for m in found["models"]),
         )
-        if (
-            not picked
-            and not found["part_numbers"]
-            and not found["unknown_part_numbers"]
-            and place_past_the_end(seen, await catalog.part_number_pattern()) is not None
-        ):
+        if past_the_end:
             update["intent"] = PAST_THE_END  # "the 7th one" after five parts
         if update.get("model_changed_from") and names_another_appliance(said):
             # "does it fit my sister's WDT780SAEM1 too?": that model is the one in question

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from functools import cache
 from importlib.abc import Traversable
 from typing import Any
 
@@ -29,6 +30,8 @@ from .schema import (
     KIND_PS_DIGITS,
     KIND_REPLACED,
 )
+from .types import Appliance
+from .vocab import appliance_words
 
 
 def part_number_shape(conn: sqlite3.Connection) -> str:
@@ -136,18 +139,21 @@ def insert_parts(conn: sqlite3.Connection, root: Traversable) -> dict[str, tuple
     return ids
 
 
-# A part's name that names its appliance ("Refrigerator Screw", "Dishwasher Drain Pump").
-_NAMED_APPLIANCE = re.compile(r"\b(refrigerator|fridge|freezer|dishwasher)\b", re.IGNORECASE)
+@cache
+def _appliance_named() -> tuple[re.Pattern[str], dict[str, Appliance]]:
+    """A part name's appliance words (``appliance_words.json``: names, plurals and the
+    compartments, "Freezer Door Gasket"), and the appliance each names."""
+    words = dict(appliance_words(("name", "plural", "compartment")))
+    alts = "|".join(re.escape(w) for w in words)
+    return re.compile(rf"\b({alts})\b", re.IGNORECASE), words
 
 
 def _symptom_appliances(name: str, apps: str) -> str:
     """The appliances (a JSON list) whose symptoms a part's labels stand for: a part listed
     for both whose name names one fixes that one's ("Refrigerator Screw", listed for
     dishwashers too, is no fix for a dishwasher's *Clicking sound*)."""
-    named = {
-        "dishwasher" if m.lower() == "dishwasher" else "refrigerator"
-        for m in _NAMED_APPLIANCE.findall(name)
-    }
+    pattern, words = _appliance_named()
+    named = {words[m.lower()] for m in pattern.findall(name)}
     listed = orjson.loads(apps)
     if len(named) != 1 or len(listed) < 2 or not named <= set(listed):
         return apps

@@ -26,9 +26,8 @@ from .features import (
 )
 from .model import Scores, Understanding
 from .rules import (
+    asks_for_the_options,
     asks_whether_it_fits,
-    asks_whether_it_has,
-    asks_which_it_takes,
     fitting_asked,
     request_head,
     rule_intent,
@@ -634,9 +633,7 @@ def intent_of(text: str, understanding: Understanding, *, awaited: bool = True) 
         return ANSWER
     scores = understanding.score(text)
     intent = scores.intent if awaited else unawaited(scores)
-    if (intent in ("install", "details", "compat", ANSWER) and asks_which_it_takes(text)) or (
-        intent in ("install", "details", "compat", "diagnose", ANSWER) and asks_whether_it_has(text)
-    ):
+    if asks_for_the_options(text, intent):
         return "search"  # as the reading reads it
     if intent == "injection" and asks_whether_it_fits(normalize(text)):
         return "compat"

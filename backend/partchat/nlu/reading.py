@@ -33,11 +33,10 @@ from .rules import (
     PRICE_QUESTION,
     STEPS_ASKED,
     asks,
+    asks_for_the_options,
     asks_only_a_price,
     asks_the_fit_in_words,
     asks_whether_it_fits,
-    asks_whether_it_has,
-    asks_which_it_takes,
     fitting_asked,
     given_part_job,
     part_named_alone,
@@ -126,8 +125,6 @@ class Tuning:
 TUNING = Tuning()
 # The words that open a part type's name said to point at one in view ("the pump").
 _POINTING = frozenset({"the", "that", "this"})
-# The readings a question whether the machine has a part overrides.
-_ASKS_WHETHER_IT_HAS = frozenset({"install", "details", "compat", "diagnose", ANSWER})
 # An unsure *out of scope* that names one of the catalog's part types is a search.
 _UNSURE_SCOPE = 0.6
 # A clause that says it adds to what was said before ("no light either", "loud too").
@@ -375,14 +372,7 @@ async def read(
         and part_type_named(text)
     ):
         intent = "search"  # "what door bins would go on a whirlpool WRS571CIHV02": the options
-    if (
-        ruled is None
-        and not found["part_numbers"]
-        and (
-            (intent in ("install", "details", "compat", ANSWER) and asks_which_it_takes(text))
-            or (intent in _ASKS_WHETHER_IT_HAS and asks_whether_it_has(text))
-        )
-    ):
+    if ruled is None and not found["part_numbers"] and asks_for_the_options(text, intent):
         # "hm ok, so which drain pump does mine take", "is the water filter on there? maybe
         # its just clogged": the options
         intent = "search"

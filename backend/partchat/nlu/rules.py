@@ -1057,6 +1057,19 @@ def asks_whether_it_has(text: str) -> bool:
     )
 
 
+def asks_for_the_options(text: str, intent: str) -> bool:
+    """A message the classifier read as ``intent`` asks for a named type's options (a
+    search): which one the machine takes, read so from a job or an answer; whether it has
+    one, from a problem too (the cause guessed beside it)."""
+    return (intent in _WHICH_TAKES_READS and asks_which_it_takes(text)) or (
+        intent in _WHETHER_IT_HAS_READS and asks_whether_it_has(text)
+    )
+
+
+_WHICH_TAKES_READS = frozenset({"install", "details", "compat", "answer"})
+_WHETHER_IT_HAS_READS = _WHICH_TAKES_READS | {"diagnose"}
+
+
 _WHETHER_IT_FITS = re.compile(
     r"\b(if|whether) (it|this|that|the \w+|psnum) (fits|will fit|would fit)\b"
 )
