@@ -67,7 +67,7 @@ class OfflineChatModel(BaseChatModel):
             if rules.claims_a_price(newest.text):
                 prefix += w.PRICE_CLAIM + "\n\n"
             text = prefix + w.write_answer(results)
-            if rules.ORDERS.search(newest.text) and rules.orders_aside(newest.text):
+            if rules.ORDERS.found(newest.text) and rules.orders_aside(newest.text):
                 text += "\n\n" + w.ORDERS_ASIDE
             return AIMessage(content=text)
         plan = plan_reply(messages, newest)

@@ -69,7 +69,7 @@ def plan_reply(messages: Sequence[BaseMessage], newest: HumanMessage) -> _Plan:
             return _Plan(calls=[("get_part_details", _with_model({"partNumber": number}, model))])
         return _Plan(w.INJECTION)
 
-    if rules.claims_a_price(text) or rules.INJECTION.search(text):
+    if rules.claims_a_price(text) or rules.INJECTION.found(text):
         # Quote the catalog's real figures instead of the asserted ones.
         return price_checked(
             rules.claims_a_price(text), part if part and not unknown_part else None
@@ -253,11 +253,11 @@ def _canned_by_rules(text: str, in_scope: bool) -> str | None:
         return w.GREETING
     if rules.THANKS.match(text):
         return w.THANKS
-    if rules.ORDERS.search(text) and not _INSTALL.search(text):
+    if rules.ORDERS.found(text) and not _INSTALL.search(text):
         return w.ORDERS
     ours = rules.OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
     other = rules.names_other_appliance(text) and not ours
-    if other or (rules.CHITCHAT.search(text) and not in_scope):
+    if other or (rules.CHITCHAT.found(text) and not in_scope):
         return w.OUT_OF_SCOPE
     return None
 

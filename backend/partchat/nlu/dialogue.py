@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from partchat.catalog.vocab import appliance_reply_words, brand_words
 
+from .caseless import Caseless
 from .features import (
     FITTED_IN,
     fitting_said_plainly,
@@ -62,7 +63,7 @@ _FITTING_NAMED = re.compile(
     re.IGNORECASE,
 )
 # ... and a part put in place with any verb ("pop it in", "does it snap on")
-_INSTALL_WORDS = re.compile(f"{_FITTING_NAMED.pattern}|{FITTED_IN.pattern}", re.IGNORECASE)
+_INSTALL_WORDS = Caseless(f"{_FITTING_NAMED.pattern}|{FITTED_IN.pattern}")
 # "the installation screw", "the cabinet mount pls": a part named and nothing asked, what
 # ever its name sounds like
 _ONLY_A_NAME = re.compile(r"^\W*(the|that) [a-z -]{3,40}?( one)?( pls| please)?\W*$", re.IGNORECASE)
@@ -86,11 +87,10 @@ _ELLIPSIS = re.compile(
     r"(and|(what|how) (about|bout|abt)|also)\b",
     re.IGNORECASE,
 )
-_FIT_WORDS = re.compile(
+_FIT_WORDS = Caseless(
     r"\b(fits?|compatible|work(s)? (with|in|on)|(right|correct) (one|part|size)|same (one|part) for|"
     # "is it right for my kenmore 2214545N711"
-    r"(right|correct|good|ok|okay) for (my|a|an|the|our|his|her|their|this|that))\b",
-    re.IGNORECASE,
+    r"(right|correct|good|ok|okay) for (my|a|an|the|our|his|her|their|this|that))\b"
 )
 
 
@@ -195,7 +195,7 @@ def declines(text: str) -> bool:
         return True
     if (
         (no := _NO.match(text)) is not None
-        and _OWN_PLAN.search(no["rest"])
+        and _OWN_PLAN.found(no["rest"])
         and "?" not in text
         and not _names_a_number(text)
         and not part_type_named(text)
@@ -294,8 +294,8 @@ def only_gives_a_model(text: str) -> bool:
         and len(words) <= 14
         and not part_type_named(text)
         and not _ASKS_PARTS.search(_OWNS.sub(" ", norm))
-        and not _INSTALL_WORDS.search(text)
-        and not _FIT_WORDS.search(text)
+        and not _INSTALL_WORDS.found(text)
+        and not _FIT_WORDS.found(text)
     )
 
 
@@ -347,7 +347,7 @@ def model_then_aside(text: str) -> bool:
     # ("CDB3100AWX, also do i need any special tools to put it on?" answers the fit
     # check that asked for the model: 3 of 3 such train and dev turns)
     fitting = _FITTING_NAMED.search(rest) and not _LIFESPAN.search(rest)
-    return "psnum" not in normalize(rest) and not (fitting or _FIT_WORDS.search(rest))
+    return "psnum" not in normalize(rest) and not (fitting or _FIT_WORDS.found(rest))
 
 
 # How long a part lasts or how often it is changed: its details, not its fitting
@@ -357,15 +357,15 @@ _LIFESPAN = re.compile(r"\bhow (often|frequently)\b|\bhow long\b[^?]{0,30}\blast
 def _price_first(text: str) -> bool:
     """A price asked before the fitting ("how much is the tube and how do i put it in"):
     the details come first, and they offer the steps."""
-    price, fitting = _PRICE_QUESTION.search(text), _INSTALL_WORDS.search(text)
-    return bool(price and fitting and price.start() < fitting.start())
+    price, fitting = _PRICE_QUESTION.search(text), _INSTALL_WORDS.start(text)
+    return price is not None and fitting is not None and price.start() < fitting
 
 
 def _lifespan_first(text: str) -> bool:
     """How often a part is changed or how long it lasts is asked, before any fitting."""
     often = _LIFESPAN.search(text)
-    fitting = _INSTALL_WORDS.search(text)
-    return often is not None and (fitting is None or often.start() < fitting.start())
+    fitting = _INSTALL_WORDS.start(text)
+    return often is not None and (fitting is None or often.start() < fitting)
 
 
 _ONLY_NAME_FILLER_WORDS = "the a an one that this my new its it s ok okay and just please pls qmark"
@@ -510,14 +510,13 @@ _HOW_TO_FIT_IT = re.compile(
 
 # The shopper's own next step, said with thanks and nothing asked ("ok ill just wait for
 # that one then, thx", "gonna measure it tonight, cheers")
-_OWN_PLAN = re.compile(
+_OWN_PLAN = Caseless(
     r"\b(i'?ll|ill|i will|im gonna|i'?m gonna|gonna|going to|we'?ll) (just |probably |prob )?"
     r"(wait|hold off|think|sleep on|measure|check|look|try|get back|order|grab|pick)\b|"
     r"\b(buying|ordering|getting|grabbing) (two|both|it|one|them|that|those)\b|"
     # "lol no its a light bulb, i think i can manage. thanks"
     r"\b(i can|i'?ll|ill|i will|i could) (probably |prob |just )?(manage|handle (it|that)|"
-    r"figure (it|that) out|do it myself|sort it)\b",
-    re.IGNORECASE,
+    r"figure (it|that) out|do it myself|sort it)\b"
 )
 _THANKED = re.compile(rf"\b({_THANKS_WORDS}|appreciate it)\b", re.IGNORECASE)
 
@@ -526,7 +525,7 @@ def thanks_with_a_plan(text: str) -> bool:
     """Thanks beside the shopper's own plan, no question and no number."""
     return (
         "?" not in text
-        and _OWN_PLAN.search(text) is not None
+        and _OWN_PLAN.found(text)
         and _THANKED.search(text) is not None
         and not _names_a_number(text)
     )
@@ -563,8 +562,8 @@ def before_courtesy(text: str) -> str | None:
         or part_type_named(rest)
         or _PLACE.search(rest) is not None
         or _QUESTION.search(rest) is not None
-        or _INSTALL_WORDS.search(rest) is not None
-        or _FIT_WORDS.search(rest) is not None
+        or _INSTALL_WORDS.found(rest)
+        or _FIT_WORDS.found(rest)
     )
     return rest if says else None
 
@@ -929,7 +928,7 @@ def fitting_heard_in_a_name(
     rest = without_listed_names(text, messages)
     return (
         rest != text
-        and _INSTALL_WORDS.search(rest) is None
+        and not _INSTALL_WORDS.found(rest)
         and intent_of(rest, understanding) != "install"
     )
 
@@ -1022,7 +1021,7 @@ def resolve_intent(
         return "thanks"  # "ok thx for checking?", whatever job the classifier heard
     if (
         known_model
-        and _CORRECTION.search(text)
+        and _CORRECTION.found(text)
         and not (_FIT_ASKED.search(text) or _FITTING_ASKED.search(text) or "?" in text)
         and words.count("modelnum") == 1
         and "psnum" not in words
@@ -1077,7 +1076,7 @@ def resolve_intent(
         intent == "diagnose"
         and not (states_symptom or picked_part or names_part)
         and _IT.search(text)
-        and (fitting_asked(normalize(text)) or _INSTALL_WORDS.search(text))
+        and (fitting_asked(normalize(text)) or _INSTALL_WORDS.found(text))
         and _one_part_shown(_previous_answer(messages))
     ):
         return "install"  # "and is it easy to pop in?" after its fit: no problem is told
@@ -1184,7 +1183,7 @@ def resolve_intent(
         return "compat"
     if not (picked_part or names_part) and _OPTIONS_ASKED.search(text) and part_type_named(text):
         return "search"  # "dang. what drain pump DOES go in it then?": the options
-    explicit = _INSTALL_WORDS.search(text) or _FIT_WORDS.search(text)
+    explicit = _INSTALL_WORDS.found(text) or _FIT_WORDS.found(text)
     elliptical = _ELLIPSIS.match(text) is not None
     if (
         # ("also i ordered a water filter last tuesday and never got a shipping email": an
@@ -1209,9 +1208,9 @@ def resolve_intent(
             return pending
     if (
         intent in ("install", "details", ANSWER)
-        and _FIT_WORDS.search(text)
+        and _FIT_WORDS.found(text)
         and "modelnum" in words
-        and not _INSTALL_WORDS.search(text)
+        and not _INSTALL_WORDS.found(text)
     ):
         # "(and) its for a whirlpool 10672013017, thats the right one yeah?" after a part's
         # steps or details: whether it fits that model, not the job before again
@@ -1233,7 +1232,7 @@ def resolve_intent(
         intent in _PICKING
         or (
             intent == "install"
-            and not _INSTALL_WORDS.search(text)
+            and not _INSTALL_WORDS.found(text)
             and _PRICE_QUESTION.search(text) is not None
         )
         or (intent == "install" and _WHAT_IS_FIRST.match(text) is not None)
@@ -1259,19 +1258,19 @@ def resolve_intent(
         fitting = (
             None
             if only_a_name(text) or (price and _WHETHER_TO_REPLACE.search(text))
-            else _INSTALL_WORDS.search(without_listed_names(text, messages))
+            else _INSTALL_WORDS.start(without_listed_names(text, messages))
         )
-        if _price_first(text) or (fitting and price and _LIFESPAN.search(text)):
+        if _price_first(text) or (fitting is not None and price and _LIFESPAN.search(text)):
             return "details"  # "the filter - how much and how often do i change it"
-        if fitting and (what := _WHAT_IS_FIRST.match(text)) and what.end() < fitting.start():
+        if fitting is not None and (what := _WHAT_IS_FIRST.match(text)) and what.end() < fitting:
             return "details"  # "whats the 4th one and is it hard to change": what it is first
         if _lifespan_first(text):
             return "details"  # "the first one, how often am i supposed to change it"
-        if fitting and fit_asked_first(text):
+        if fitting is not None and fit_asked_first(text):
             return "compat"  # "the fan motor - does it fit mine? and how long to put in"
-        if fitting:
+        if fitting is not None:
             return "install"
-        if _FIT_WORDS.search(text):
+        if _FIT_WORDS.found(text):
             return "compat"
         if price:
             return "details"
@@ -1325,7 +1324,7 @@ def resolve_intent(
     if (
         intent == "search"
         and not names_part
-        and _FIT_WORDS.search(text)
+        and _FIT_WORDS.found(text)
         and "modelnum" in words
         and not part_type_named(text)
     ):
@@ -1353,7 +1352,7 @@ def resolve_intent(
         # was picked above). A model given with where it is written ("sticker inside the
         # door") continues the job.
         return "search"
-    if _FIT_WORDS.search(text) and ("modelnum" in words or _YES.match(text)):
+    if _FIT_WORDS.found(text) and ("modelnum" in words or _YES.match(text)):
         # "that's the right one for a 10639427990 yeah?"; "yeah check it fits pls" to
         # "Want the installation steps?" asks for the fit check instead
         return "compat"
@@ -1391,12 +1390,11 @@ def _question_after_pick(text: str, understanding: Understanding) -> str | None:
 
 # "sorry I meant the freezer", "no wait, it just won't drain", "oops typo, I meant …": the
 # message puts right what the shopper said before; "also", "too" add to it instead.
-_CORRECTION = re.compile(
+_CORRECTION = Caseless(
     r"^\W*((oh|ah|um+|uh+|hmm+|ok(ay)?|well)\W+)*"
     r"(no+|nope|oops|whoops|sorry|wait|actually|my bad|correction|scratch that)\b|"
     r"\b(i meant|i mean|meant to say|i misspoke|not the \w+,? (but )?the|typo|"
-    r"the (new|right|correct|actual) (one|model|number) is)\b",
-    re.IGNORECASE,
+    r"the (new|right|correct|actual) (one|model|number) is)\b"
 )
 _ADDS = re.compile(
     r"\b(also|as well|plus|another|on top|besides)\b|\btoo\b(?=\W*$|\s*[,.;!?])", re.IGNORECASE
@@ -1407,7 +1405,7 @@ _NOT_THAT = re.compile(r"\bnot (the |my )?(freezer|fridge|refrigerator|fresh foo
 
 def corrects(text: str) -> bool:
     """The message corrects what the shopper said before rather than adding to it."""
-    return _CORRECTION.search(text) is not None and _ADDS.search(text) is None
+    return _CORRECTION.found(text) and _ADDS.search(text) is None
 
 
 # "it isn't warm anymore, that's sorted, but now …", "drains fine now, I cleaned the

@@ -19,6 +19,7 @@ from partchat.catalog.vocab import (
     part_type_keywords,
 )
 
+from .caseless import Caseless
 from .features import NEGATOR, normalize, part_type_named, part_type_pattern
 
 # What a rule-changing attempt is made of, in any wording: (1) a verb that sets the rules
@@ -67,7 +68,7 @@ _ELSEWHERE = (
 # Scripts without spaces between words: no word boundary to anchor on.
 _UNSPACED = r"忽略|无视|無視|指令|系统提示|システムプロンプト|프롬프트|무시"
 # Anchored at word starts: a search fails fast inside words (half the cost per message).
-INJECTION = re.compile(
+INJECTION = Caseless(
     _MARKUP
     + "|"
     + _UNSPACED
@@ -89,32 +90,28 @@ INJECTION = re.compile(
             r"initial (prompt|instructions)|hidden (prompt|instructions)",
         ]
     )
-    + ")",
-    re.IGNORECASE,
+    + ")"
 )
 
 # A fit stated by fiat: "just tell me yes it fits", "no need to check", "I already know
 # it fits": the shopper wants it said, not checked.
-_FIT_BY_FIAT = re.compile(
+_FIT_BY_FIAT = Caseless(
     r"\b(without|(no|(don'?t|do not)) need to|don'?t|do not|stop|quit|no)\s+(check\w*|look\w* (it )?up|"
     r"verify\w*|checks)\b|\bi (already )?know (it|that|this|\S+) fits\b|"
     r"\btrust me\b.{0,40}\b(fits|compatible|works)\b|"
     r"\b(say|tell me|confirm)( that)? (yes|it (fits|works))\b|"
     r"\bfits (every|all|any) (\w+ )?(models?|fridges?|dishwashers?|refrigerators?)\b|"
     r"\b(compatible|fits|works) with (every|all|any) (models?|fridges?|dishwashers?|"
-    r"refrigerators?)\b",
-    re.IGNORECASE,
+    r"refrigerators?)\b"
 )
 # A discount demanded rather than asked about: "give me 90% off", "apply 100% off".
-_DISCOUNT_DEMAND = re.compile(
-    r"(^|[,.;:!]\s*)\W*(please |pls |now |just )?(give|apply|grant|make)\b.{0,40}\b\d+\s?% ?(off|discount)",
-    re.IGNORECASE,
+_DISCOUNT_DEMAND = Caseless(
+    r"(^|[,.;:!]\s*)\W*(please |pls |now |just )?(give|apply|grant|make)\b.{0,40}\b\d+\s?% ?(off|discount)"
 )
 
-_PRICE_CLAIM = re.compile(
+_PRICE_CLAIM = Caseless(
     r"\b(say|tell(ing)?|confirm|repeat|state|write|agree|type)\b.{0,60}(\bcosts?\b|\bprice\b|"
-    r"\$\s?\d|\bfree\b|\bdiscount|\d+\s?% off|\bcents?\b|\bbucks\b|\bon sale\b)",
-    re.IGNORECASE,
+    r"\$\s?\d|\bfree\b|\bdiscount|\d+\s?% off|\bcents?\b|\bbucks\b|\bon sale\b)"
 )
 # "can you tell me the price for …", "repeat the price of …": a question, unless a figure
 # is stated too.
@@ -127,20 +124,16 @@ _PRICE_STATED = re.compile(r"\$\s?\d|\bfree\b|\bcents?\b|\bnothing\b|\bzero\b", 
 def claims_a_price(text: str) -> bool:
     """The message wants a price, a discount or free shipping said back ("say PS… costs
     $1"), not one looked up."""
-    if _DISCOUNT_DEMAND.search(text):
+    if _DISCOUNT_DEMAND.found(text):
         return True
-    if not _PRICE_CLAIM.search(text):
+    if not _PRICE_CLAIM.found(text):
         return False
     return not _PRICE_QUESTION.search(text) or _PRICE_STATED.search(text) is not None
 
 
 def states_by_fiat(text: str) -> bool:
     """An injection: the rules set aside, or a price or a fit to be said, not looked up."""
-    return (
-        INJECTION.search(text) is not None
-        or claims_a_price(text)
-        or _FIT_BY_FIAT.search(text) is not None
-    )
+    return INJECTION.found(text) or claims_a_price(text) or _FIT_BY_FIAT.found(text)
 
 
 # A greeting and nothing else, its letters drawn out or not ("hiii", "heyyy", "yooo"), by
@@ -295,7 +288,7 @@ THANKS = re.compile(
     re.IGNORECASE,
 )
 
-ORDERS = re.compile(
+ORDERS = Caseless(
     r"\b(my order|order status|order number|tracking|track (my|the|an?|this) (order|package|"
     r"parcel|shipment|delivery)|refund|return (my|the|an?) |delivery|"
     r"shipping|shipped|invoice|"
@@ -322,8 +315,7 @@ ORDERS = re.compile(
     # what the store sent, and how long it takes to come: "the part you sent me is wrong",
     # "usually how long does it take to ship"
     r"(you|u|they|y'?all) (sent|shipped|mailed) (me|us)|"
-    r"how long\b[^?]{0,30}\bto (ship|arrive|get here|be delivered|come in|be back|restock))\b",
-    re.IGNORECASE,
+    r"how long\b[^?]{0,30}\bto (ship|arrive|get here|be delivered|come in|be back|restock))\b"
 )
 
 # A receipt read for a number or a name ("the number off my old receipt", "its just called
@@ -336,15 +328,14 @@ _RECEIPT_AS_SOURCE = re.compile(
 # Whether a given part fits a given model ("fits", "compatible", "works with").
 _ASKS_FIT = re.compile(r"\b(fits?|compatible|work(s)? (with|in|on)|right (one|part) for)\b", re.I)
 
-OTHER_APPLIANCE = re.compile(
+OTHER_APPLIANCE = Caseless(
     r"\b(washing machine|washer|dryer|oven|stove|range hood|cooktop|microwave|air ?conditioner|"
     r"furnace|water heater|vacuum|television|tv|garbage disposal|trash compactor|"
     # cooling that is not a household fridge, and the other machines of a home or a car
     r"(window|portable|central|my|the|our|car|truck) a/?c\b|a/?c (unit|units|remote)|"
     r"air condition\w*|central air|mini ?split|de?humidif\w*|kegerator|"
     r"(beverage|walk[- ]?in) cooler|disposal|garage door( opener)?|car|truck|stand mixer|"
-    r"blender|toaster|coffee (maker|machine)|air fryer|mircowave)s?\b",
-    re.IGNORECASE,
+    r"blender|toaster|coffee (maker|machine)|air fryer|mircowave)s?\b"
 )
 
 # A washer that is a part ("the rubber washer", "hinge washers", "washer screw"): the
@@ -359,19 +350,18 @@ _PART_WASHER = re.compile(
 def names_other_appliance(text: str) -> bool:
     """The message names an appliance or a machine that is not ours (the part washers
     are taken out only when something matched: most messages name no other machine)."""
-    if OTHER_APPLIANCE.search(text) is None:
+    if not OTHER_APPLIANCE.found(text):
         return False
-    return OTHER_APPLIANCE.search(_PART_WASHER.sub(" ", text)) is not None
+    return OTHER_APPLIANCE.found(_PART_WASHER.sub(" ", text))
 
 
-CHITCHAT = re.compile(
+CHITCHAT = Caseless(
     r"\b(weather|joke|poem|story|capital of|who won|recipe|bitcoin|stock market|president|"
     r"meaning of life|sing|translate|essay|homework|chatgpt|settle a bet|trivia|"
     r"how (tall|high|far|old) is (the|a|an|mount|mt)\b|"
     # who or what the assistant is: "are you a real person", "is this chatgpt?"
     r"(are (you|u)|is this|am i talking to) (a |an )?(real person|person|human|bot|robot|ai|"
-    r"chatgpt|gpt))\b",
-    re.IGNORECASE,
+    r"chatgpt|gpt))\b"
 )
 
 # our appliances in any spelling of the table (catalog/vocab.py), and their parts
@@ -857,13 +847,13 @@ def request_head(text: str) -> str | None:
     if m is None:
         return None
     head = text[: m.start()]
-    return head if len(head.split()) >= 4 and ORDERS.search(head) is None else None
+    return head if len(head.split()) >= 4 and not ORDERS.found(head) else None
 
 
 def orders_head(text: str) -> str | None:
     """The request before an order question added to it, else None."""
     head = request_head(text)
-    return head if head is not None and ORDERS.search(text[len(head) :]) else None
+    return head if head is not None and ORDERS.found(text[len(head) :]) else None
 
 
 def orders_aside(text: str) -> bool:
@@ -883,7 +873,7 @@ def _asks_a_part_too(text: str) -> bool:
     """A sentence of its own, without the small talk, names a part type ("which one of
     those is the thermostat? also hows the weather"; not "how tall is the eiffel tower")."""
     return any(
-        not CHITCHAT.search(said) and part_type_pattern().search(normalize(said))
+        not CHITCHAT.found(said) and part_type_pattern().search(normalize(said))
         for said in _SENTENCE.findall(text)
     )
 
@@ -907,8 +897,8 @@ def rule_intent(text: str) -> str | None:
     if THANKS.match(text):
         return "thanks"
     if (
-        ORDERS.search(text)
-        and ORDERS.search(_RECEIPT_AS_SOURCE.sub(" ", text))
+        ORDERS.found(text)
+        and ORDERS.found(_RECEIPT_AS_SOURCE.sub(" ", text))
         and not INSTALL_WORDS.search(text)
         and not orders_aside(text)
         and not ({"psnum", "modelnum"} <= set(words) and _ASKS_FIT.search(text))
@@ -918,7 +908,7 @@ def rule_intent(text: str) -> str | None:
     ours = OUR_APPLIANCE.search(text) is not None or _PS.search(text) is not None
     if names_other_appliance(text) and not ours:
         return "out_of_scope"
-    if CHITCHAT.search(text) and not IN_SCOPE.search(text) and not _asks_a_part_too(text):
+    if CHITCHAT.found(text) and not IN_SCOPE.search(text) and not _asks_a_part_too(text):
         return "out_of_scope"
     if SEARCH_COMMAND.match(text):
         return "search"

@@ -1,0 +1,59 @@
+"""Case-insensitive patterns that are cheap to search: the literals lowercased, the text
+lowercased, no ``re.IGNORECASE``.
+
+CPython's engine skips an alternative whose first letter is not the text's without
+entering it, but only when it matches case: under ``IGNORECASE`` each of a long
+alternation's words is tried in full at every word start. The long rule patterns (a
+hundred alternatives for a rule-changing attempt) cost 2-3x as much so: ``INJECTION``
+55 → 23 µs a search on dev messages.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def lowered_literals(pattern: str) -> str:
+    """``pattern`` with its letters lowercased, escapes (``\\W``, ``\\S``, ``\\B``) and
+    group names (``(?P<Name>``, ``(?P=Name)``) as they are."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+        elif pattern.startswith("(?P", i):
+            end = pattern.index(">" if pattern[i + 3 : i + 4] == "<" else ")", i)
+            out.append(pattern[i : end + 1])
+            i = end + 1
+        else:
+            out.append(pattern[i].lower())
+            i += 1
+    return "".join(out)
+
+
+class Caseless:
+    """A pattern matched whatever the text's case; it says whether and where it is found,
+    no more (a match of the lowercased text would hand back lowercased groups)."""
+
+    __slots__ = ("_re", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        """As written: what another pattern embeds, and what the tests compare with."""
+        self.flags = flags & ~re.IGNORECASE
+        self._re = re.compile(lowered_literals(pattern), self.flags)
+
+    def found(self, text: str) -> bool:
+        return self.start(text) is not None
+
+    def start(self, text: str) -> int | None:
+        """Where the first match begins in ``text``, else None."""
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            # "İ" lowers to "i" and a combining dot, which IGNORECASE reads as "i": rare
+            # enough to search the way the pattern was written
+            m = re.search(self.pattern, text, self.flags | re.IGNORECASE)
+        else:
+            m = self._re.search(lowered)
+        return None if m is None else m.start()
