@@ -45,7 +45,10 @@ class Caseless:
         self._re = re.compile(lowered_literals(pattern), self.flags)
 
     def found(self, text: str) -> bool:
-        return self.start(text) is not None
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            return self.start(text) is not None
+        return self._re.search(lowered) is not None
 
     def start(self, text: str) -> int | None:
         """Where the first match begins in ``text``, else None."""

@@ -15,6 +15,7 @@ from functools import cache, lru_cache
 from partchat.catalog.vocab import part_type_keywords
 
 from .temperatures import spelled_numbers, states
+from .trie import alternation
 
 FEATURES_VERSION = 13
 
@@ -75,8 +76,7 @@ def normalize(text: str) -> str:
 @cache
 def part_type_pattern() -> re.Pattern[str]:
     """Any part type's name in the catalog's vocabulary, longest first, plural or not."""
-    phrases = sorted({k for k, _ in part_type_keywords()}, key=len, reverse=True)
-    return re.compile(r"\b(" + "|".join(re.escape(p) for p in phrases) + r")s?\b")
+    return re.compile(r"\b(" + alternation(k for k, _ in part_type_keywords()) + r")s?\b")
 
 
 # A part type's word said as the verb of fitting it ("how do i mount it", "screw them

@@ -88,7 +88,8 @@ class Understanding:
         where, values = self._vector(text)
         # (the softmaxes in plain Python: on 43 numbers numpy's per-call overhead is most
         # of the cost)
-        logits = (values @ self._w[where] + self._b).tolist()
+        # (``take`` gathers the rows a third faster than indexing with the array)
+        logits = (values @ self._w.take(where, axis=0) + self._b).tolist()
         k = len(self.intents)
         probs = _softmax(logits[:k])
         best, second = _top_two(probs)

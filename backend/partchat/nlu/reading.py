@@ -542,7 +542,9 @@ async def read(
         intent = "details"
     by_id = {s["id"]: s for s in all_symptoms}
     found["symptoms"] = list(dict.fromkeys(by_id[i]["label"] for i in ids if i in by_id))
-    labels = sorted({s["label"] for s in all_symptoms if slug_of(s["id"]) in denied})
+    labels = (
+        sorted({s["label"] for s in all_symptoms if slug_of(s["id"]) in denied}) if denied else []
+    )
     return Reading(intent, scores.confidence, found, ids, labels)
 
 
