@@ -1,5 +1,5 @@
 """Case-insensitive patterns that are cheap to search: the literals lowercased, the text
-lowercased, no ``re.IGNORECASE``.
+lowercased, no ``re.IGNORECASE``, no capturing groups.
 
 CPython's engine skips an alternative whose first letter is not the text's without
 entering it, but only when it matches case: under ``IGNORECASE`` each of a long
@@ -13,22 +13,41 @@ from __future__ import annotations
 import re
 
 
-def lowered_literals(pattern: str) -> str:
-    """``pattern`` with its letters lowercased, escapes (``\\W``, ``\\S``, ``\\B``) and
-    group names (``(?P<Name>``, ``(?P=Name)``) as they are."""
+def for_lowercase(pattern: str) -> str:
+    """``pattern`` to search lowercased text with: its letters lowercased (escapes such as
+    ``\\W``, ``\\S``, ``\\B`` and group names as they are) and its groups not capturing
+    (a search that reports only whether and where skips an alternative by its first
+    letter only when no group opens it: ``INJECTION`` 34 → 16 µs)."""
+    if re.search(r"\\[1-9]", pattern):
+        raise ValueError("a numbered backreference needs its group to capture")
     out: list[str] = []
-    i = 0
+    i, in_class = 0, False
     while i < len(pattern):
-        if pattern[i] == "\\":
+        ch = pattern[i]
+        if ch == "\\":
             out.append(pattern[i : i + 2])
             i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            # "]" first in a class (after a "^") is one of its characters
+            lead = 2 if pattern.startswith("[^]", i) else 1 if pattern.startswith("[]", i) else 0
+            out.append(pattern[i : i + 1 + lead])
+            i += 1 + lead
+            continue
         elif pattern.startswith("(?P", i):
             end = pattern.index(">" if pattern[i + 3 : i + 4] == "<" else ")", i)
             out.append(pattern[i : end + 1])
             i = end + 1
-        else:
-            out.append(pattern[i].lower())
+            continue
+        elif ch == "(" and not pattern.startswith("(?", i):
+            out.append("(?:")
             i += 1
+            continue
+        out.append(ch.lower())
+        i += 1
     return "".join(out)
 
 
@@ -42,7 +61,7 @@ class Caseless:
         self.pattern = pattern
         """As written: what another pattern embeds, and what the tests compare with."""
         self.flags = flags & ~re.IGNORECASE
-        self._re = re.compile(lowered_literals(pattern), self.flags)
+        self._re = re.compile(for_lowercase(pattern), self.flags)
 
     def found(self, text: str) -> bool:
         lowered = text.lower()

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from partchat.nlu import corpus, dialogue, rules
-from partchat.nlu.caseless import Caseless, lowered_literals
+from partchat.nlu.caseless import Caseless, for_lowercase
 
 _PATTERNS = {
     f"{module.__name__.rsplit('.', 1)[-1]}.{name}": value
@@ -61,10 +61,15 @@ def test_the_patterns_find_shouted_words() -> None:
     assert dialogue._INSTALL_WORDS.start(_SHOUTED[3]) == _SHOUTED[3].index("Fit")
 
 
-def test_lowering_keeps_escapes_and_group_names() -> None:
-    assert lowered_literals(r"\W+(?P<Model>[A-Z]\d)\S(?P=Model)\B") == (
-        r"\W+(?P<Model>[a-z]\d)\S(?P=Model)\B"
+def test_lowering_keeps_escapes_classes_and_group_names() -> None:
+    assert for_lowercase(r"\W+(?P<Model>[A-Z(]\d)\S(?P=Model)\B([^]X]|\(Y)") == (
+        r"\W+(?P<Model>[a-z(]\d)\S(?P=Model)\B(?:[^]x]|\(y)"
     )
+
+
+def test_a_numbered_backreference_is_refused() -> None:
+    with pytest.raises(ValueError, match="backreference"):
+        Caseless(r"(\w)\1")
 
 
 def test_an_offset_is_the_texts_own_when_lowering_lengthens_it() -> None:
