@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import pytest
 
@@ -29,6 +30,7 @@ _SHOUTED = [
 ]
 
 
+@cache
 def _texts() -> list[str]:
     texts = [m["text"] for split in ("train", "dev") for m in corpus.messages(split)]
     texts += [
