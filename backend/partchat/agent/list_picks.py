@@ -69,10 +69,12 @@ _POINTS = re.compile(
     rf"{_POINTING}( one)?\b|^\W*(\w+\W+){{0,2}}?(that'?s|this is) (the|my) one\b", re.I
 )
 _IT = re.compile(r"\b(it|that|this)\b", re.IGNORECASE)
-# A choice that ends a message, after its reasons ("…, so lets go with the hinge kit")
+# A choice that ends a message, after its reasons ("…, so lets go with the hinge kit",
+# "bulb is brand new already so the socket kit i guess")
 _CHOICE_LAST = re.compile(
     r"(?:[,.;!?]|\bso\b|\bthen\b)\s*((?:let'?s|i'?ll|ill|we'?ll|i'?m gonna|im gonna|gonna|"
-    r"give me|gimme|go with|going with|i'?ll take|ill take)\b[^,.;!?]*)\W*$",
+    r"give me|gimme|go with|going with|i'?ll take|ill take)\b[^,.;!?]*|"
+    r"(?:prob(?:ably)? |maybe )?the\b[^,.;!?]*\b(?:i guess|i think|i suppose|i reckon|then))\W*$",
     re.IGNORECASE,
 )
 _YES_ALONE = re.compile(r"^\W*(yes|yeah|yea|yep|yup|ya|sure)(\W+(please|pls|plz))?\W*$", re.I)
@@ -806,8 +808,14 @@ def _pointed(
         )
         if not (named or elsewhere) and (head := _HEAD.match(text)):
             # "the drum. is that a hard fix?", "the door closing mechanism. on order??": a
-            # listed name, then a question of its own after a stop or a dash
-            named = _named(items, head[1])
+            # listed name, then a question of its own after a stop or a dash ("the tub
+            # gasket says on order, any idea when it comes back?": most of a list's name;
+            # not a part said broken, "also the upper rack is cracked, got that too?")
+            named = _named(items, head[1]) or (
+                _most_named(items, head[1])
+                if _is_list(listing, pattern) and not _DAMAGED.search(head[1])
+                else []
+            )
     if not named and (alone := _THE_WORD_ALONE.match(_NOT_THAT_ONE.sub(" ", text))):
         # "the assembly, not the nut": a word of one listed name alone, generic or not
         having = [ps for ps, line in items.items() if stem(alone[1].lower()) in _stems(line)]
@@ -869,6 +877,10 @@ def _most_named(items: dict[str, str], text: str) -> list[str]:
     return top if best and len(top) == 1 and best * 2 >= len(wanted) else []
 
 
+# A part said to be damaged: a new problem, not a pick
+_DAMAGED = re.compile(
+    r"\b(cracked|broken|broke|busted|stuck|snapped|bent|melted|leak\w*|missing|worn|torn)\b", re.I
+)
 # A few words before a stop, a comma or a dash, and more after them.
 _HEAD = re.compile(r"^\W*((?:\w+\W{0,2}){1,6}?\w+)\s*(?:[.;:!?]+|,|\s[-–—]+)\s*\S")
 
@@ -911,7 +923,11 @@ _ASKS_ABOUT = re.compile(rf"\?|\b({_ABOUT_WORDS})\b", re.IGNORECASE)
 # the circulation pump?") is a search for that type, whose results say what fits.
 _ASKS_PRICE = re.compile(rf"\b({_ABOUT_WORDS}|available|availability)\b", re.IGNORECASE)
 _ASKS_FIT = re.compile(r"\b(fits?|compatible|work (with|for|in|on))\b", re.IGNORECASE)
-_WHICH_OR_ANY = re.compile(r"\b(which|any|among|of (those|these|them))\b", re.IGNORECASE)
+# ("any idea when it comes back", "any chance it ships today": an idiom, no "any of them")
+_WHICH_OR_ANY = re.compile(
+    r"\b(which|any(?!\s+(idea|clue|chance|word|news|eta|update)s?\b)|among|of (those|these|them))\b",
+    re.IGNORECASE,
+)
 
 
 # A word before "it" or "them" is a verb ("how do i clip it on"), no part's name; nor is

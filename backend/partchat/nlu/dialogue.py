@@ -494,6 +494,19 @@ _CHECK_IT = re.compile(
 )
 
 
+# "perfect thats the one", "yep that's it": the part shown is the one wanted
+_CONFIRMS = re.compile(
+    rf"^\W*(({_YES_WORDS}|great|perfect|cool|awesome|nice|sweet)\W+)*"
+    r"(that'?s|this is|it'?s|yep that'?s) (the one|it|the right one|what i (need|needed|wanted))\W*$",
+    re.IGNORECASE,
+)
+
+# "do u have the seal kit PS…": whether the store has it, a question of its own
+_DO_YOU_HAVE = re.compile(
+    r"\b(do|does) (you|u|ya|yall|you guys) (have|sell|carry|stock|got)\b|\bgot any\b", re.I
+)
+
+
 def _one_part_shown(answer: str) -> bool:
     """The answer is about one part (its details, its fit): the part in focus."""
     return len(set(_PS_NUMBER.findall(answer))) == 1
@@ -697,6 +710,7 @@ def pending_job(
             is_answer(intent, text)
             or _gave_asked_part(messages[: i + 1])
             or (model_then_aside(text) and awaits_reply(messages[: i + 1]))
+            or _gave_asked_model(messages[: i + 1])
             or _gave_asked_appliance(messages[: i + 1])
         ):
             continue  # an earlier answer to an earlier question: look further back
@@ -704,6 +718,14 @@ def pending_job(
             return "compat"  # "does PS… fit my dishwasher and whats the price": the fit
         return intent if intent in JOBS else None
     return None
+
+
+def _gave_asked_model(messages: Sequence[BaseMessage]) -> bool:
+    """The newest message only gives the model the answer before asked for ("hang on...
+    CFE28TP4MBW2"): it continues the job that asked, it starts none."""
+    return only_gives_a_model(messages[-1].text) and bool(
+        _ASKED_MODEL.search(_previous_answer(messages))
+    )
 
 
 def _fit_was_the_job(text: str, intent: str) -> bool:
@@ -733,7 +755,11 @@ def previous_job(messages: Sequence[BaseMessage], understanding: Understanding) 
         intent = intent_of(m.text, understanding, awaited=awaits_reply(messages[: i + 1]))
         if fit_asked_first(m.text) and "modelnum" in normalize(m.text).split():
             return "compat"  # "is that the right one for GE A4425GDTABB", read as a reply
-        if (_ELLIPSIS.match(m.text) and not fit_asked_first(m.text)) or is_answer(intent, m.text):
+        if (
+            (_ELLIPSIS.match(m.text) and not fit_asked_first(m.text))
+            or is_answer(intent, m.text)
+            or _gave_asked_model(messages[: i + 1])
+        ):
             continue  # it continued an earlier job itself ("and it fits X right" asks one)
         if _fit_was_the_job(m.text, intent):
             return "compat"  # "does it fit a kenmore …? and how hard is it to install"
@@ -1160,7 +1186,10 @@ def resolve_intent(
         # "its WDT780SAEM1 thanks", "option 1 thx": a closing thanks after a reply or a
         # request; what comes before it is the message ("great thank you thanks" stays)
         before = intent_of(said, understanding, awaited=awaits_reply(messages))
-        if before in JOBS or before == ANSWER:
+        if (before in JOBS or before == ANSWER) and not (
+            _CONFIRMS.match(said) and _one_part_shown(_previous_answer(messages))
+        ):
+            # ("perfect thats the one, thx" after one part's fit: a thanks, nothing asked)
             intent = before
     elif (
         intent == "thanks"
@@ -1220,6 +1249,7 @@ def resolve_intent(
         and (intent in ("details", ANSWER) or (names_part and not explicit))
         and (names_part or picked_part or "modelnum" in words)
         and not _PRICE_QUESTION.search(text)
+        and not _DO_YOU_HAVE.search(text)  # ("also do u have the seal kit PS…": its stock)
     ):
         # "and PS3406971?", "what about WDF520PADM7": the job before, for the new part or
         # model ("and is it in stock" names nothing new: its own question)

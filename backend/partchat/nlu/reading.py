@@ -134,7 +134,9 @@ _ADDS = re.compile(r"\b(?:too|either|as well)\W*$", re.IGNORECASE)
 # ("both the fridge and the freezer are warm" is one clause: two compartments, one state)
 _CLAUSES = re.compile(
     r"[,.;!?+&]+|\b(?:and|n)\b(?!\s+(?:the\s+|my\s+)?(?:freezer|fridge|refrigerator)s?"
-    r"(?:\s+(?:side|part|section|compartment))?\s+(?:are|were|r|both)\b)|\b(?:but|also|plus|then)\b",
+    r"(?:\s+(?:side|part|section|compartment))?\s+(?:are|were|r|both)\b)|\b(?:but|also|plus|then)\b|"
+    # a consequence ("door wont latch so it wont even start")
+    r"\bso\b(?=\s+(?:it|its|it's|now|the|that|nothing)\b)",
     re.IGNORECASE,
 )
 _AND_SIGN = re.compile(r"\s*\+\s*|\s+n\s+", re.IGNORECASE)

@@ -1086,6 +1086,14 @@ def fitting_asked(norm: str) -> bool:
     return _INSTALL_ASKED.search(norm) is not None or _INSTALLING.search(norm) is not None
 
 
+# What a given part is, asked first: "whats psnum …", "is psnum the wash impeller …" (not
+# "is psnum the right one for …", a fit)
+_WHAT_PART_IS = re.compile(
+    r"^((ok|so|and|also|hi|hey) )*((whats|what is) psnum( and\b| qmark|$)|"
+    r"is psnum (a|an|the) (?!(right|correct|same|one|proper)\b))"
+)
+
+
 def given_part_job(norm: str, parts: int, known_model: bool) -> str | None:
     """The job a message about ``parts`` given parts asks for, by its structure, else
     None: a part's number alone is its details; with a model, a fit check unless it asks
@@ -1095,6 +1103,10 @@ def given_part_job(norm: str, parts: int, known_model: bool) -> str | None:
     if not known_model and _PART_FILLER.issuperset(norm.split()):
         return "details"
     if _HOW_LONG.search(norm):
+        return "details"
+    if not known_model and _WHAT_PART_IS.match(norm):
+        # "whats PS… and does it go in GE dishwashers", "is PS… the wash impeller for
+        # whirlpool dishwashers?": what the part is, first (its details name its brand)
         return "details"
     fitting = fitting_asked(norm)
     if _FIT_FIRST.search(norm) and (known_model or (fitting and not _I_FIT.search(norm))):

@@ -69,6 +69,32 @@ class Step:
 NO_TOOLS: list[tuple[str, dict[str, Any]]] = []
 
 CONVERSATIONS: dict[str, list[Step]] = {
+    "a-model-corrected-after-its-fit-check": [
+        Step(
+            "do you carry the RPWFE water filter? for our GE cafe fridge",
+            calls=[("get_part_details", {"partNumber": "PS10063209"})],
+        ),
+        Step("and itll fit mine?", calls=NO_TOOLS, has=["**model number**"]),
+        Step(
+            "hang on... CFE28TP4MBW2",
+            calls=[("check_compatibility", {"partNumber": "PS10063209", "model": "CFE28TP4MBW2"})],
+        ),
+        # the model given as asked is no job of its own: the fit is checked again
+        Step(
+            "sorry read it wrong, its CFE28TP4MCW2",
+            calls=[("check_compatibility", {"partNumber": "PS10063209", "model": "CFE28TP4MCW2"})],
+            has=["switched your model"],
+        ),
+        Step("perfect thats the one, thx", calls=NO_TOOLS, has=["welcome"]),
+    ],
+    "what-a-part-is-asked-with-only-a-brand": [
+        # what it is, asked first: its details (the brand among them), no model asked for
+        Step(
+            "whats PS3654179 and does it go in GE dishwashers",
+            calls=[("get_part_details", {"partNumber": "PS3654179"})],
+            has=["GE"],
+        ),
+    ],
     # -- installation -------------------------------------------------------------------
     "install-by-part-number": [
         Step(

@@ -302,6 +302,15 @@ def convo(text: str, previous: BaseMessage = LIST_ANSWER) -> list[BaseMessage]:
         # a place and a name that disagree: the name read off the list
         ("the second one, the door seal", "PS12348515"),
         ("the 2nd one, the filter", "PS11759673"),
+        # a name, then a remark on what the list says and a question of its own; "any
+        # idea", "any chance" ask no "any of them"
+        ("the door seal says on order, any idea when it comes back?", "PS12348515"),
+        ("the pump, any chance it ships today?", "PS11753379"),
+        ("any of those in stock?", None),
+        ("the door seal is torn, got another one?", None),  # a new trouble, not a pick
+        # a hedged choice that ends the message, its reason before it
+        ("filter is brand new so the door seal i guess", "PS12348515"),
+        ("the filter's clean so the drain pump then", "PS11753379"),
     ],
 )
 def test_referenced_part(text: str, expected: str | None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
@@ -158,6 +159,36 @@ def test_an_answer_continues_the_job_the_assistant_asked_about(model: Understand
     # A message with its own job keeps it.
     messages[-1] = HumanMessage("yes, does it fit a WDT780SAEM1")
     assert resolve_intent("compat", messages, model, picked_part=False) == "compat"
+
+
+class _HeardAsAProblem(Understanding):
+    """The classifier reads "hang on..." as a problem told (a model trained on other
+    words can)."""
+
+    def score(self, text: str) -> Scores:
+        scores = super().score(text)
+        return replace(scores, intent="diagnose") if "hang on" in text else scores
+
+
+def test_a_model_corrected_after_a_fit_check_checks_the_fit_again() -> None:
+    model = _HeardAsAProblem(train(EXAMPLES, min_df=2))
+    fits = AIMessage("Yes! The **Water Filter** (PS10063209) fits your **CFE28TP4MBW2**.")
+    messages = [
+        HumanMessage("do you carry the RPWFE water filter? for our GE cafe fridge"),
+        AIMessage("**Water Filter** (PS10063209) · $68.55 · In Stock"),
+        HumanMessage("and itll fit mine?"),
+        AIMessage("Could you tell me your appliance's **model number** so I can check the fit?"),
+        # the model given as asked starts no job, whatever the classifier makes of it
+        HumanMessage("hang on... CFE28TP4MBW2"),
+        AIMessage(f"{fits.text}\n\nWant the installation steps?"),
+        HumanMessage("sorry read it wrong, its CFE28TP4MCW2"),
+    ]
+    assert resolve_intent("answer", messages, model, picked_part=False, known_model=True) == (
+        "compat"
+    )
+    # the part shown said to be the one, with thanks: nothing more is asked
+    messages[-1] = HumanMessage("perfect thats the one, thx")
+    assert resolve_intent("thanks", messages, model, picked_part=False) == "thanks"
 
 
 _FIT_SHOWN = "Yes! The **Lower Spray Arm** (PS11770610) fits your **FGID2466QB0A**."

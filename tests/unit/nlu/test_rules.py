@@ -358,6 +358,12 @@ def test_a_part_named_alone(text: str, named: str | None) -> None:
         ("do you have PS11752778", 1, False, "details"),
         ("anyone carry w10195416?", 1, False, "details"),
         ("looking for WP902894", 1, False, "details"),
+        # what the part is, asked first with no model: its details (they name its brand),
+        # not the model to check a fit with; whether it is the right one is a fit
+        ("whats PS3654179 and does it go in GE dishwashers", 1, False, "details"),
+        ("is PS11747701 the wash impeller for whirlpool dishwashers?", 1, False, "details"),
+        ("is PS3654179 the right one for my GE dishwasher?", 1, False, None),
+        ("whats PS3654179 and does it fit WDT780SAEM1", 1, True, "compat"),
         # one part and a question the classifier reads
         ("is PS11753379 any good", 1, False, None),
         ("PS11752778 keeps falling off the door", 1, False, None),
