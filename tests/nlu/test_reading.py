@@ -3,6 +3,8 @@ phrases count and where they do not."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from partchat.catalog import Catalog
@@ -70,6 +72,15 @@ async def test_a_model_of_ours_keeps_a_message_in_scope(
         # two compartments said with one state are one clause: both warm, not the freezer
         ("both the fridge and the freezer are warm and the compressor just runs and runs",
          {"refrigerator/fridge-and-freezer-are-too-warm", "refrigerator/fridge-runs-too-long"}),
+        # a consequence is a clause of its own
+        ("ge CDW9380N00SS door wont latch so it wont even start a cycle",
+         {"dishwasher/door-latch-failure", "dishwasher/will-not-start"}),
+        ("my kenmore fridge is really loud and honestly it never shuts off",
+         {"refrigerator/noisy", "refrigerator/fridge-runs-too-long"}),
+        ("kenmore dishwasher leaves dishes soaking wet and nothing feels hot inside",
+         {"dishwasher/not-drying-dishes-properly", "dishwasher/not-heating"}),
+        # ice that does not come out is the dispenser's, not ice never made
+        ("no ice coming out of my fridge", {"refrigerator/ice-maker-won-t-dispense-ice"}),
     ],
 )  # fmt: skip
 async def test_each_clause_can_state_a_symptom_of_its_own(
@@ -91,6 +102,28 @@ async def test_a_part_asked_about_for_a_model_is_a_fit_check(
     assert (await read(text, catalog, understanding)).intent != "compat"
     text = "got PS11757023 here for my 10632873010, how do i fit the run capacitor"
     assert (await read(text, catalog, understanding)).intent == "install"
+
+
+class _ReadsAModelAsDetails(Understanding):
+    """A classifier that hears a model and filler as a part's details question (one trained
+    on other words can)."""
+
+    def __init__(self, inner: Understanding) -> None:
+        self._inner = inner
+
+    def score(self, text: str) -> Scores:
+        scores = self._inner.score(text)
+        return replace(scores, intent="details") if "sticker says" in text else scores
+
+
+async def test_a_model_and_filler_is_an_answer_whatever_the_classifier_hears(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    heard = _ReadsAModelAsDetails(understanding)
+    assert (await read("WDT780SAEM1 is what the sticker says", catalog, heard)).intent == "answer"
+    # a question is no bare reply
+    asked = await read("WDT780SAEM1 is what the sticker says?", catalog, heard)
+    assert asked.intent == "details"
 
 
 async def test_the_kind_of_appliance_is_an_answer_without_a_symptom(

@@ -15,7 +15,7 @@ from partchat.catalog.types import Appliance, CatalogReader, Symptom
 from partchat.nlu.extraction import Extraction, extract
 
 from .denials import denied_slugs
-from .dialogue import ANSWER, JOBS, unawaited
+from .dialogue import ANSWER, JOBS, only_gives_a_model, unawaited
 from .features import (
     FITTED_IN,
     NEGATOR,
@@ -402,6 +402,17 @@ async def read(
             )
         ):
             intent = job
+    if (
+        ruled is None
+        and awaited
+        and intent == "details"
+        and not found["part_numbers"]
+        and not found["unknown_part_numbers"]
+        and "?" not in text
+        and only_gives_a_model(text)
+    ):
+        # "BSS25JSTGSS is what the label shows": a model and filler, no part to detail
+        intent = ANSWER
     all_symptoms = await catalog.symptoms()
     appliance = found["appliance"] or context_appliance
     # The catalog's phrases ("dead", "puddle", "fan noise") count where the classifier
