@@ -467,6 +467,17 @@ _REPLY_WORDS = frozenset(
         "those",
         "these",
         "brand",
+        # what kind or how old ("fridge, bottom freezer style", "bosch, dishwasher, maybe ten
+        # years old") and a laugh ("dishwasher not fridge lol")
+        "style",
+        "type",
+        "kind",
+        "old",
+        "years",
+        "year",
+        "ish",
+        "lol",
+        "haha",
     ]
 )
 # Said with a model number, the words of where it was read and whose it is: "under the
