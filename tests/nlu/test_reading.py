@@ -104,22 +104,22 @@ async def test_a_part_asked_about_for_a_model_is_a_fit_check(
     assert (await read(text, catalog, understanding)).intent == "install"
 
 
-class _ReadsAModelAsDetails(Understanding):
-    """A classifier that hears a model and filler as a part's details question (one trained
-    on other words can)."""
+class _Hears(Understanding):
+    """The trained classifier, but hearing texts with ``words`` as ``intent`` (one trained
+    on other words can): the rules around it are what is tested."""
 
-    def __init__(self, inner: Understanding) -> None:
-        self._inner = inner
+    def __init__(self, inner: Understanding, words: str, intent: str) -> None:
+        self._inner, self._words, self._intent = inner, words, intent
 
     def score(self, text: str) -> Scores:
         scores = self._inner.score(text)
-        return replace(scores, intent="details") if "sticker says" in text else scores
+        return replace(scores, intent=self._intent) if self._words in text else scores
 
 
 async def test_a_model_and_filler_is_an_answer_whatever_the_classifier_hears(
     catalog: Catalog, understanding: Understanding
 ) -> None:
-    heard = _ReadsAModelAsDetails(understanding)
+    heard = _Hears(understanding, "sticker says", "details")
     assert (await read("WDT780SAEM1 is what the sticker says", catalog, heard)).intent == "answer"
     # a question is no bare reply
     asked = await read("WDT780SAEM1 is what the sticker says?", catalog, heard)
@@ -756,3 +756,11 @@ async def test_a_catalog_phrase_in_a_clause_that_says_all_is_fine_is_no_symptom(
     text = "fridge just quit, nothing running, light still works tho"
     reading = await read(text, catalog, _PlausibleSecond())  # type: ignore[arg-type]
     assert reading.symptom_ids == ["refrigerator/will-not-start"]
+
+
+async def test_which_part_of_a_type_goes_on_a_model_is_a_search_for_the_options(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    heard = _Hears(understanding, "goes on it", "compat")
+    text = "model number WDT780SAEM1, which door latch goes on it"
+    assert (await read(text, catalog, heard)).intent == "search"

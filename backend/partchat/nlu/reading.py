@@ -142,8 +142,9 @@ _CLAUSES = re.compile(
 _AND_SIGN = re.compile(r"\s*\+\s*|\s+n\s+", re.IGNORECASE)
 # "is PS11731660 the water supply tube for KDTE334GPS0": a part and a model in a question
 # that asks whether one goes with the other.
-# Which parts of a type would fit, asked with no part given: the options, a search
-_WHICH_FIT = re.compile(r"^((so|ok|and|hi|hey) )*(what|which)\b")
+# Which parts of a type would fit, asked with no part given: the options, a search (also
+# right after the model: "model number WDT780SAEM1, which door latch goes on it")
+_WHICH_FIT = re.compile(r"^((so|ok|and|hi|hey) )*(what|which)\b|\bmodelnum (what|which)\b")
 _PART_FOR_MODEL = re.compile(
     r"^(is|does|do|will|would|can|could|should)\b.*\bpsnum\b.*"
     r"\b(for|with|in|on)( (a|an|my|the|our))?( \w+)? modelnum\b|"
