@@ -764,3 +764,14 @@ async def test_which_part_of_a_type_goes_on_a_model_is_a_search_for_the_options(
     heard = _Hears(understanding, "goes on it", "compat")
     text = "model number WDT780SAEM1, which door latch goes on it"
     assert (await read(text, catalog, heard)).intent == "search"
+
+
+async def test_what_comes_in_the_box_is_a_question_for_the_details(
+    catalog: Catalog, understanding: Understanding
+) -> None:
+    heard = _Hears(understanding, "come with", "install")
+    text = "does the defrost timer PS11741405 come with screws"
+    assert (await read(text, catalog, heard)).intent == "details"
+    # asked how it goes on, it is the fitting
+    text = "does PS11741405 come with screws, how do i put it on"
+    assert (await read(text, catalog, heard)).intent == "install"
