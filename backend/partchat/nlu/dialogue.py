@@ -607,7 +607,10 @@ def asked_reply(text: str) -> bool:
 # pump for WDT780SAEM1"): the words after it are the message.
 _OPENING_GREETING = re.compile(
     r"^\W*(hi|hello|hey|hiya|heya|howdy|yo|good (morning|afternoon|evening))\b"
-    r"(\W+there)?\W+(?=\w)",
+    r"(\W+(there|sir|madam|ma'?am|folks|guys|all|team))?"
+    # a plea for help after it ("Hello sir, please kindly help, my refrigerator …")
+    r"(\W+((please|pls|plz|kindly) )*(help( me)?|(can|could) (you|u) (please )?help( me)?)\b)?"
+    r"\W+(?=\w)",
     re.IGNORECASE,
 )
 

@@ -401,6 +401,12 @@ def test_a_greeting_before_a_part_or_a_number_is_read_past() -> None:
         ("hey, evaporator fan motor 10632249101?", "evaporator fan motor 10632249101?"),
         ("hi there - need a drain pump", "need a drain pump"),
         ("hello PS11753379 in stock?", "PS11753379 in stock?"),
+        # with whom it greets and a plea for help
+        (
+            "Hello sir, please kindly help, my Frigidaire 2533111330A has ice on the back",
+            "my Frigidaire 2533111330A has ice on the back",
+        ),
+        ("hi there, can you help? my WDT780SAEM1 wont drain", "my WDT780SAEM1 wont drain"),
     ):
         assert without_opening_greeting(text) == rest, text
     # a greeting alone, or before small talk or a problem, stays the message
