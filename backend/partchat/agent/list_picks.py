@@ -18,7 +18,7 @@ from partchat.catalog.vocab import (
     brand_words,
     part_type_keywords,
 )
-from partchat.nlu.dialogue import PRICE_SLANG
+from partchat.nlu.dialogue import DAMAGE_WORDS, PRICE_SLANG
 from partchat.nlu.features import FITTED_IN, part_type_named, part_types_said
 
 _PS_IN_TEXT = re.compile(r"\bPS\d{3,12}\b")
@@ -877,10 +877,8 @@ def _most_named(items: dict[str, str], text: str) -> list[str]:
     return top if best and len(top) == 1 and best * 2 >= len(wanted) else []
 
 
-# A part said to be damaged: a new problem, not a pick
-_DAMAGED = re.compile(
-    r"\b(cracked|broken|broke|busted|stuck|snapped|bent|melted|leak\w*|missing|worn|torn)\b", re.I
-)
+# A part said to be damaged, or in trouble: a new problem, not a pick
+_DAMAGED = re.compile(rf"\b({DAMAGE_WORDS}|busted|stuck|melted|leak\w*|worn)\b", re.IGNORECASE)
 # A few words before a stop, a comma or a dash, and more after them.
 _HEAD = re.compile(r"^\W*((?:\w+\W{0,2}){1,6}?\w+)\s*(?:[.;:!?]+|,|\s[-–—]+)\s*\S")
 

@@ -27,6 +27,7 @@ from .features import (
 )
 from .model import Scores, Understanding
 from .rules import (
+    AVAILABILITY,
     asks_for_the_options,
     asks_whether_it_fits,
     fitting_asked,
@@ -501,11 +502,6 @@ _CONFIRMS = re.compile(
     re.IGNORECASE,
 )
 
-# "do u have the seal kit PS…": whether the store has it, a question of its own
-_DO_YOU_HAVE = re.compile(
-    r"\b(do|does) (you|u|ya|yall|you guys) (have|sell|carry|stock|got)\b|\bgot any\b", re.I
-)
-
 
 def _one_part_shown(answer: str) -> bool:
     """The answer is about one part (its details, its fit): the part in focus."""
@@ -726,8 +722,8 @@ def pending_job(
 def _gave_asked_model(messages: Sequence[BaseMessage]) -> bool:
     """The newest message only gives the model the answer before asked for ("hang on...
     CFE28TP4MBW2"): it continues the job that asked, it starts none."""
-    return only_gives_a_model(messages[-1].text) and bool(
-        _ASKED_MODEL.search(_previous_answer(messages))
+    return bool(_ASKED_MODEL.search(_previous_answer(messages))) and only_gives_a_model(
+        messages[-1].text
     )
 
 
@@ -879,11 +875,11 @@ def asks_for_a_part(
 
 # A part's own damage: it is replaced, whatever the appliance does ("the middle one cracked
 # right down the center")
-_DAMAGE = re.compile(
-    r"\b(crack\w*|broke|broken|snapp\w*|snapped|torn|ripped|bent|split|chipped|missing|"
-    r"fell off|came off|lost)\b",
-    re.IGNORECASE,
+DAMAGE_WORDS = (
+    r"crack\w*|broke|broken|snapp\w*|snapped|torn|ripped|bent|split|chipped|missing|"
+    r"fell off|came off|lost"
 )
+_DAMAGE = re.compile(rf"\b({DAMAGE_WORDS})\b", re.IGNORECASE)
 
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -1252,7 +1248,7 @@ def resolve_intent(
         and (intent in ("details", ANSWER) or (names_part and not explicit))
         and (names_part or picked_part or "modelnum" in words)
         and not _PRICE_QUESTION.search(text)
-        and not _DO_YOU_HAVE.search(text)  # ("also do u have the seal kit PS…": its stock)
+        and not AVAILABILITY.search(text)  # ("also do u have the seal kit PS…": its stock)
     ):
         # "and PS3406971?", "what about WDF520PADM7": the job before, for the new part or
         # model ("and is it in stock" names nothing new: its own question)

@@ -139,7 +139,6 @@ _CLAUSES = re.compile(
     r"\bso\b(?=\s+(?:it|its|it's|now|the|that|nothing)\b)",
     re.IGNORECASE,
 )
-_HOW = re.compile(r"\bhow\b")
 _COMES_WITH = re.compile(r"\b(come|comes|coming) (w|with)\b|\bincluded\b|\bin the box\b")
 _AND_SIGN = re.compile(r"\s*\+\s*|\s+n\s+", re.IGNORECASE)
 # "is PS11731660 the water supply tube for KDTE334GPS0": a part and a model in a question
@@ -302,7 +301,7 @@ async def read(
         ruled is None
         and intent == "install"
         and _COMES_WITH.search(norm)
-        and not (fitting_asked(norm) or INSTALL_WORDS.search(text) or _HOW.search(norm))
+        and not (fitting_asked(norm) or INSTALL_WORDS.search(text) or "how" in norm.split())
     ):
         # "does the defrost timer 5304518034 come with screws": what is in the box (45 of
         # the 51 train texts that ask it are details; the installs ask how, or to mount)
